@@ -1,0 +1,74 @@
+// `svc` command line. Admin sub-commands call the same service functions as the admin API.
+import { parseArgs } from 'node:util';
+import { adminCommands } from './cli-admin.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/index.js';
+import { migrate } from './db/migrate.js';
+import { closeDeps, createDeps } from './deps.js';
+
+const USAGE = `usage: svc <command>
+
+  start                      run the service (same as npm start)
+  migrate                    apply database migrations and exit
+  admin token                print the admin token
+${adminCommands.map((c) => `  admin ${c.usage.padEnd(25)}${c.summary}`).join('\n')}
+`;
+
+async function main(argv: string[]) {
+  const [command, sub, ...rest] = argv;
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`Configuration error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+  switch (command) {
+    case 'start':
+      await import('./server.js');
+      return undefined;
+    case 'migrate': {
+      const db = await openDatabase({ url: config.databaseUrl, dataDir: `${config.dataDir}/pglite` });
+      const applied = await migrate(db);
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      await db.close();
+      return 0;
+    }
+    case 'admin': {
+      const deps = await createDeps(config);
+      try {
+        if (sub === 'token') {
+          console.log(deps.secrets.adminToken);
+          return 0;
+        }
+        const cmd = adminCommands.find((c) => c.name === sub);
+        if (!cmd) {
+          console.error(USAGE);
+          return 2;
+        }
+        const { values } = parseArgs({ args: rest, options: cmd.options, allowPositionals: false });
+        const result = await cmd.run(deps, values as Record<string, string | undefined>);
+        console.log(JSON.stringify(result, null, 2));
+        return 0;
+      } finally {
+        await closeDeps(deps);
+      }
+    }
+    default:
+      console.error(USAGE);
+      return command === undefined || command === 'help' ? 0 : 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exit(code);
+  },
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

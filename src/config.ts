@@ -1,0 +1,167 @@
+// The one place that reads process.env. Everything else receives a typed Config.
+import path from 'node:path';
+
+export type SvcEnv = 'production' | 'testnet' | 'devnet';
+
+export interface Config {
+  port: number;
+  host: string;
+  env: SvcEnv;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  /** Explicit admin token; when absent outside production one is generated into the data dir. */
+  adminToken: string | undefined;
+  /** 32-byte key (hex) for encrypting provider secrets; generated into the data dir when absent. */
+  encryptionKey: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  stripe: { secretKey: string; webhookSecret: string; apiBase: string | undefined } | undefined;
+  chain: {
+    rpcUrl: string | undefined;
+    chainId: number;
+    usdcAddress: string | undefined;
+    platformWallet: string | undefined;
+    confirmations: number;
+  };
+  auth: {
+    jwksUrl: string | undefined;
+    issuer: string | undefined;
+    audience: string | undefined;
+    /** Secret for built-in session JWTs; generated into the data dir when absent. */
+    sessionSecret: string | undefined;
+  };
+  sampleProviders: boolean;
+  rateLimitMultiplier: number;
+  trustProxy: string | undefined;
+  bodyLimitBytes: number;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function positiveNumber(env: Env, name: string, fallback: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(raw)) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be on/off (true/false, 1/0), got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = str(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const svcEnv = (str(env, 'SVC_ENV') ?? 'devnet') as SvcEnv;
+  if (!['production', 'testnet', 'devnet'].includes(svcEnv)) {
+    throw new ConfigError(`SVC_ENV must be production, testnet or devnet, got "${svcEnv}"`);
+  }
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const publicUrl = (url(env, 'SVC_PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(
+    /\/$/,
+    '',
+  );
+
+  const adminToken = str(env, 'SVC_ADMIN_TOKEN');
+  if (svcEnv === 'production' && !adminToken)
+    throw new ConfigError('SVC_ADMIN_TOKEN is required in production');
+  if (adminToken !== undefined && adminToken.length < 24) {
+    throw new ConfigError('SVC_ADMIN_TOKEN must be at least 24 characters');
+  }
+  const encryptionKey = str(env, 'SVC_ENCRYPTION_KEY');
+  if (encryptionKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(encryptionKey)) {
+    throw new ConfigError('SVC_ENCRYPTION_KEY must be 64 hex characters (32 bytes)');
+  }
+  if (svcEnv === 'production' && !encryptionKey)
+    throw new ConfigError('SVC_ENCRYPTION_KEY is required in production');
+
+  const stripeKey = str(env, 'STRIPE_SECRET_KEY');
+  const stripeWebhook = str(env, 'STRIPE_WEBHOOK_SECRET');
+  if ((stripeKey === undefined) !== (stripeWebhook === undefined)) {
+    throw new ConfigError('STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET must be set together');
+  }
+  if (svcEnv === 'production' && !stripeKey) {
+    throw new ConfigError(
+      'STRIPE_SECRET_KEY is required in production (the local checkout is refused there)',
+    );
+  }
+
+  const production = svcEnv === 'production';
+  return {
+    port,
+    host,
+    env: svcEnv,
+    publicUrl,
+    dataDir: path.resolve(str(env, 'SVC_DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    adminToken,
+    encryptionKey,
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: str(env, 'MAIL_FROM') ?? 'Svc <no-reply@svc.local>',
+    stripe:
+      stripeKey && stripeWebhook
+        ? {
+            secretKey: stripeKey,
+            webhookSecret: stripeWebhook,
+            apiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']),
+          }
+        : undefined,
+    chain: {
+      rpcUrl: url(env, 'SVC_CHAIN_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),
+      chainId: int(env, 'SVC_CHAIN_ID', production ? 8453 : 84532, 1, 2 ** 31),
+      usdcAddress: str(env, 'SVC_USDC_ADDRESS'),
+      platformWallet: str(env, 'SVC_PLATFORM_WALLET')?.toLowerCase(),
+      confirmations: int(env, 'SVC_DEPOSIT_CONFIRMATIONS', 2, 0, 1000),
+    },
+    auth: {
+      jwksUrl: url(env, 'SVC_AUTH_JWKS_URL', ['http:', 'https:']),
+      issuer: str(env, 'SVC_AUTH_ISSUER'),
+      audience: str(env, 'SVC_AUTH_AUDIENCE'),
+      sessionSecret: str(env, 'SVC_SESSION_SECRET'),
+    },
+    sampleProviders: bool(env, 'SVC_SAMPLE_PROVIDERS', svcEnv === 'devnet'),
+    rateLimitMultiplier: positiveNumber(env, 'SVC_RATE_LIMIT_MULTIPLIER', 1),
+    trustProxy: str(env, 'SVC_TRUST_PROXY'),
+    bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+  };
+}

@@ -1,0 +1,147 @@
+// Database adapter: embedded PGlite (default) or PostgreSQL, behind one Drizzle instance.
+// Same migrations, same queries on both. int8 columns arrive as `bigint` on both drivers.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+
+export type Orm = PgDatabase<PgQueryResultHKT>;
+export type Tx = Parameters<Parameters<Orm['transaction']>[0]>[0];
+/** Anything that can run a query: the database itself or an open transaction. */
+export type Executor = Orm | Tx;
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  orm: Orm;
+  /**
+   * Runs `fn` in one transaction whose `exec` takes multi-statement SQL text (simple query protocol):
+   * what migrations need. Returns the rows of the last statement.
+   */
+  scriptTransaction<T>(
+    fn: (exec: (sqlText: string) => Promise<Record<string, unknown>[]>) => Promise<T>,
+  ): Promise<T>;
+  close(): Promise<void>;
+}
+
+const INT8 = 20;
+
+export interface DatabaseOptions {
+  /** PostgreSQL URL; absent = embedded PGlite. */
+  url?: string | undefined;
+  /** PGlite data directory; absent = in-memory (tests). */
+  dataDir?: string | undefined;
+  /** PostgreSQL schema to use (tests isolate each app in its own schema). */
+  schema?: string | undefined;
+  poolSize?: number;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  if (opts.url) return openPostgres(opts.url, opts.schema, opts.poolSize ?? 20);
+  return openPglite(opts.dataDir);
+}
+
+async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<Database> {
+  // Global on purpose: Drizzle's per-query parsers fall back to the global table.
+  pg.types.setTypeParser(INT8, (v: string) => BigInt(v));
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle client's error (e.g. server restart) must not crash the process.
+  pool.on('error', () => {});
+  if (schema) await pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  const orm = drizzlePg(pool) as unknown as Orm;
+  return {
+    kind: 'postgres',
+    orm,
+    async scriptTransaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(async (text) => {
+          const r = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
+          const last = Array.isArray(r) ? r[r.length - 1] : r;
+          return (last?.rows ?? []) as Record<string, unknown>[];
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir) mkdirSync(path.dirname(dataDir), { recursive: true });
+  const client = await PGlite.create(dataDir, {
+    parsers: { [INT8]: (v: string) => BigInt(v) },
+  });
+  const orm = drizzlePglite(client) as unknown as Orm;
+  return {
+    kind: 'pglite',
+    orm,
+    async scriptTransaction(fn) {
+      return client.transaction(async (tx) =>
+        fn(async (text) => {
+          const results = await tx.exec(text);
+          return (results[results.length - 1]?.rows ?? []) as Record<string, unknown>[];
+        }),
+      );
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+/** Runs a raw query and returns its rows, the same way on both drivers. */
+export async function rows<T>(ex: Executor, query: SQL): Promise<T[]> {
+  const result = (await ex.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+export async function one<T>(ex: Executor, query: SQL): Promise<T | undefined> {
+  return (await rows<T>(ex, query))[0];
+}
+
+/**
+ * Raw rows carry timestamps as PostgreSQL text ("2026-11-22 07:52:19.123+00") on both drivers (Drizzle
+ * asks for that); this turns one into a Date. Prefer selecting what you need and converting here.
+ */
+export function toDate(value: unknown): Date {
+  if (value instanceof Date) return value;
+  if (typeof value !== 'string') throw new TypeError(`not a timestamp: ${String(value)}`);
+  const iso = value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00');
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) throw new TypeError(`not a timestamp: ${value}`);
+  return d;
+}
+
+export const toIso = (value: unknown) => toDate(value).toISOString();
+
+/** PostgreSQL error codes we map to domain behaviour in one place. */
+export function pgErrorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  // Drizzle wraps driver errors; walk the cause chain.
+  for (let i = 0; i < 4 && e && typeof e === 'object'; i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export const isUniqueViolation = (err: unknown) => pgErrorCode(err) === '23505';
+export const isRetryable = (err: unknown) => ['40001', '40P01'].includes(pgErrorCode(err) ?? '');

@@ -1,0 +1,94 @@
+// The one error handler: maps AppError, Fastify's own errors and anything unexpected onto the catalogue.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode, errorBody } from './catalogue.js';
+
+interface ValidationItem {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Catalogue code used when this route's schema validation fails (default SVC-VAL-001). */
+    validationErrorCode?: ErrorCode;
+  }
+}
+
+function validationErrors(items: ValidationItem[], context: string | undefined) {
+  return items.map((v) => {
+    let p = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const missing = v.params?.missingProperty;
+    const extra = v.params?.additionalProperty;
+    if (typeof missing === 'string') p = p ? `${p}.${missing}` : missing;
+    if (typeof extra === 'string') p = p ? `${p}.${extra}` : extra;
+    const where = context && context !== 'body' ? `${context}${p ? `.${p}` : ''}` : p;
+    const message = typeof extra === 'string' ? 'is not allowed' : (v.message ?? 'is invalid');
+    return { path: where, message };
+  });
+}
+
+function fromFastifyError(err: FastifyError, request: FastifyRequest): AppError | undefined {
+  if (err.validation) {
+    const code = request.routeOptions.config?.validationErrorCode ?? 'SVC-VAL-001';
+    const errors = validationErrors(err.validation as ValidationItem[], err.validationContext);
+    const first = errors[0];
+    const message = first ? `${first.path || 'body'} ${first.message}` : 'Invalid request';
+    return new AppError(code, message, { errors });
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('SVC-VAL-002');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? new AppError('SVC-VAL-003')
+        : new AppError('SVC-VAL-001', 'Invalid Content-Length');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('SVC-VAL-001', 'Malformed JSON body', {
+        errors: [
+          {
+            path: '',
+            message: err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'body is empty' : 'is not valid JSON',
+          },
+        ],
+      });
+    default:
+      break;
+  }
+  // Body parser failures surface as SyntaxError with statusCode 400.
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+    return new AppError('SVC-VAL-001', 'Malformed JSON body', {
+      errors: [{ path: '', message: 'is not valid JSON' }],
+    });
+  }
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, err: AppError) {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  return reply.status(err.status).send(errorBody(err.code, err.message, err.details));
+}
+
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = error instanceof AppError ? error : fromFastifyError(error, request);
+    if (appError) {
+      if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendError(reply, appError);
+    }
+    // Unknown failure: log it with the request id, never leak it.
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(
+      reply,
+      new AppError('SVC-SYS-001', `Internal error; quote request id ${request.id}`, {
+        request_id: request.id,
+      }),
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('SVC-VAL-006', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}
