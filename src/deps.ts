@@ -7,6 +7,7 @@ import { type Database, openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { loadOrCreateSecret, randomBase62, randomHex } from './lib/secrets.js';
+import { createMailer, type Mailer } from './modules/notifications/mailer.js';
 
 /** In-process events between modules (e.g. catalog changes invalidate discovery caches). */
 export interface DomainEvents {
@@ -33,6 +34,8 @@ export interface AppDeps {
   clock: Clock;
   events: EventBus;
   secrets: Secrets;
+  /** E-mail transport: SMTP when SMTP_URL is set, else .eml files under <data dir>/outbox. */
+  mailer: Mailer;
 }
 
 export function loadSecrets(config: Config): Secrets {
@@ -84,10 +87,12 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     clock: opts.clock ?? systemClock,
     events: new EventBus(),
     secrets: loadSecrets(config),
+    mailer: createMailer(config),
   };
 }
 
 export async function closeDeps(deps: AppDeps) {
   deps.redis?.disconnect();
+  deps.mailer.close();
   await deps.db.close();
 }

@@ -1,6 +1,7 @@
-// The e-mail outbox: enqueue in the caller's transaction; delivery happens in a background job.
+// The e-mail outbox: enqueue in the caller's transaction; delivery happens in a background job
+// (delivery.ts). Rows are claimed with a lease so several instances never send the same row twice.
 import { sql } from 'drizzle-orm';
-import { type Executor, one } from '../../db/index.js';
+import { type Executor, one, rows } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
 
 export type EmailKind =
@@ -24,16 +25,82 @@ export interface OutgoingEmail {
   /** At most one e-mail per dedupe key, ever (e.g. `payment_confirmed:<paymentId>`). */
   dedupeKey: string;
   accountId?: string;
+  /** Service clock time of the event (`deps.clock.now()`); defaults to the database clock. */
+  now?: Date;
 }
 
 /** Queues an e-mail; returns false when one with the same dedupe key was already queued. */
 export async function enqueueEmail(ex: Executor, mail: OutgoingEmail): Promise<boolean> {
+  const at = mail.now ? mail.now.toISOString() : null;
   const row = await one<{ id: string }>(
     ex,
-    sql`INSERT INTO email_outbox (id, account_id, kind, dedupe_key, to_address, subject, text_body, html_body)
+    sql`INSERT INTO email_outbox (id, account_id, kind, dedupe_key, to_address, subject, text_body, html_body,
+                                  created_at, next_attempt_at)
         VALUES (${newId('mail')}, ${mail.accountId ?? null}, ${mail.kind}, ${mail.dedupeKey}, ${mail.to},
-                ${mail.subject}, ${mail.text}, ${mail.html})
+                ${mail.subject}, ${mail.text}, ${mail.html},
+                coalesce(${at}::timestamptz, now()), coalesce(${at}::timestamptz, now()))
         ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
   );
   return row !== undefined;
+}
+
+export interface ClaimedEmail {
+  id: string;
+  kind: EmailKind;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  /** Attempts including this one. */
+  attempts: number;
+}
+
+/**
+ * Claims up to `limit` due rows for this worker: a row is due when it was never tried, or its retry time
+ * has come. Claiming counts the attempt and pushes `next_attempt_at` out by `leaseMs` in the same statement
+ * (SKIP LOCKED), so a concurrent worker skips it now and only a crashed worker's row comes back later.
+ */
+export async function claimDueEmails(
+  ex: Executor,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedEmail[]> {
+  const nowIso = now.toISOString();
+  const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
+  return rows<ClaimedEmail>(
+    ex,
+    sql`UPDATE email_outbox o
+        SET attempts = o.attempts + 1, next_attempt_at = ${leaseUntil}::timestamptz
+        WHERE o.id IN (
+          SELECT id FROM email_outbox
+          WHERE status = 'pending' AND (attempts = 0 OR next_attempt_at <= ${nowIso}::timestamptz)
+          ORDER BY created_at, id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING o.id, o.kind, o.to_address, o.subject, o.text_body, o.html_body, o.attempts`,
+  );
+}
+
+export async function markSent(ex: Executor, id: string, now: Date): Promise<void> {
+  await ex.execute(
+    sql`UPDATE email_outbox SET status = 'sent', sent_at = ${now.toISOString()}::timestamptz, last_error = NULL
+        WHERE id = ${id} AND status = 'pending'`,
+  );
+}
+
+/** Records a failed attempt: retry at `retryAt`, or give up (`failed`) when `retryAt` is null. */
+export async function markAttemptFailed(
+  ex: Executor,
+  id: string,
+  error: string,
+  retryAt: Date | null,
+): Promise<void> {
+  await ex.execute(
+    retryAt
+      ? sql`UPDATE email_outbox SET next_attempt_at = ${retryAt.toISOString()}::timestamptz, last_error = ${error}
+            WHERE id = ${id} AND status = 'pending'`
+      : sql`UPDATE email_outbox SET status = 'failed', last_error = ${error}
+            WHERE id = ${id} AND status = 'pending'`,
+  );
 }
