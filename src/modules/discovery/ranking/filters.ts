@@ -1,0 +1,30 @@
+// Structured filters of POST /v1/discover: hard cutoffs applied to the matches (SPEC.md 4.1).
+import type { CatalogueEndpoint, QualityMetrics } from './types.js';
+
+export interface DiscoveryFilters {
+  category?: string;
+  tags?: string[];
+  /** USDC ceiling as credits (inclusive). */
+  maxPriceCredits?: bigint;
+  /** Inclusive lower bound. */
+  minUptimePct?: number;
+  /** Upper-case HTTP method. */
+  method?: string;
+}
+
+export function hasFilters(f: DiscoveryFilters): boolean {
+  return Object.values(f).some((v) => v !== undefined);
+}
+
+/** True when the endpoint passes every filter. Tags match endpoint or provider tags, case-insensitively. */
+export function passesFilters(e: CatalogueEndpoint, quality: QualityMetrics, f: DiscoveryFilters): boolean {
+  if (f.category !== undefined && e.category !== f.category) return false;
+  if (f.method !== undefined && e.method.toUpperCase() !== f.method) return false;
+  if (f.maxPriceCredits !== undefined && e.priceCredits > f.maxPriceCredits) return false;
+  if (f.minUptimePct !== undefined && quality.uptimePct < f.minUptimePct) return false;
+  if (f.tags !== undefined && f.tags.length > 0) {
+    const own = new Set([...e.tags, ...e.providerTags].map((t) => t.toLowerCase()));
+    if (!f.tags.every((t) => own.has(t.toLowerCase()))) return false;
+  }
+  return true;
+}

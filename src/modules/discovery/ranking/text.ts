@@ -1,0 +1,47 @@
+// Text normalisation shared by the index and the queries: lowercase word tokens, English stop words out,
+// Porter stems for matching. Surface words are kept too: the word vectors are keyed by surface form.
+import { stemmer } from 'stemmer';
+
+// A standard English stop-word list (function words only); content words are left to IDF.
+const STOP_WORDS = new Set(
+  `a about above after again against all am an and any are as at be because been before being below
+  between both but by can could did do does doing down during each few for from further had has have having
+  he her here hers herself him himself his how i if in into is it its itself just me more most my myself
+  no nor not now of off on once only or other our ours ourselves out over own same she should so some such
+  than that the their theirs them themselves then there these they this those through to too under until up
+  very was we were what when where which while who whom why will with would you your yours yourself
+  yourselves i'm i've i'd it's we're let's can't don't isn't there's what's that's get got want need like
+  please tell give me also via using use`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Splits text into lowercase word tokens (letters/digits), keeping in-word apostrophes out. */
+export function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/['’]s\b/g, '')
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0);
+}
+
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
+const stemCache = new Map<string, string>();
+
+/** Porter stem of a lowercase word (memoised: the vocabulary of a catalogue is small). */
+export function stem(word: string): string {
+  let s = stemCache.get(word);
+  if (s === undefined) {
+    s = /^\p{L}+$/u.test(word) && word.length > 2 ? stemmer(word) : word;
+    if (stemCache.size < 200_000) stemCache.set(word, s);
+  }
+  return s;
+}
+
+/** Content words of a text: tokens without stop words (and without lone one-letter tokens). */
+export function contentWords(text: string): string[] {
+  return words(text).filter((w) => !isStopWord(w) && (w.length > 1 || /\d/.test(w)));
+}
