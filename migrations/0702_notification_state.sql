@@ -11,6 +11,3 @@ CREATE TABLE notification_state (
   PRIMARY KEY (account_id, kind, scope)
 );
 
--- Delivery claims fresh rows (attempts = 0) regardless of next_attempt_at: their default comes from the
--- database clock, while retries and leases are scheduled with the service clock.
-CREATE INDEX email_outbox_fresh_idx ON email_outbox (created_at) WHERE status = 'pending' AND attempts = 0;

@@ -1,4 +1,5 @@
 // Every background job of the service, started by src/server.ts. Modules add theirs here.
+import { notificationJobs } from '../modules/notifications/jobs.js';
 import type { BackgroundJob } from './runner.js';
 
-export const backgroundJobs: BackgroundJob[] = [];
+export const backgroundJobs: BackgroundJob[] = [...notificationJobs];

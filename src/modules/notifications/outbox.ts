@@ -25,7 +25,10 @@ export interface OutgoingEmail {
   /** At most one e-mail per dedupe key, ever (e.g. `payment_confirmed:<paymentId>`). */
   dedupeKey: string;
   accountId?: string;
-  /** Service clock time of the event (`deps.clock.now()`); defaults to the database clock. */
+  /**
+   * Service clock time of the event (`deps.clock.now()`). Without it the row is stamped with the database
+   * clock and is due at once whatever the service clock says.
+   */
   now?: Date;
 }
 
@@ -38,7 +41,7 @@ export async function enqueueEmail(ex: Executor, mail: OutgoingEmail): Promise<b
                                   created_at, next_attempt_at)
         VALUES (${newId('mail')}, ${mail.accountId ?? null}, ${mail.kind}, ${mail.dedupeKey}, ${mail.to},
                 ${mail.subject}, ${mail.text}, ${mail.html},
-                coalesce(${at}::timestamptz, now()), coalesce(${at}::timestamptz, now()))
+                coalesce(${at}::timestamptz, now()), coalesce(${at}::timestamptz, '-infinity'))
         ON CONFLICT (dedupe_key) DO NOTHING RETURNING id`,
   );
   return row !== undefined;
@@ -56,9 +59,9 @@ export interface ClaimedEmail {
 }
 
 /**
- * Claims up to `limit` due rows for this worker: a row is due when it was never tried, or its retry time
- * has come. Claiming counts the attempt and pushes `next_attempt_at` out by `leaseMs` in the same statement
- * (SKIP LOCKED), so a concurrent worker skips it now and only a crashed worker's row comes back later.
+ * Claims up to `limit` due rows (`next_attempt_at` reached) for this worker. Claiming counts the attempt
+ * and pushes `next_attempt_at` out by `leaseMs` in the same statement (SKIP LOCKED), so a concurrent worker
+ * skips the row now and only a crashed worker's row comes back, after the lease.
  */
 export async function claimDueEmails(
   ex: Executor,
@@ -74,8 +77,8 @@ export async function claimDueEmails(
         SET attempts = o.attempts + 1, next_attempt_at = ${leaseUntil}::timestamptz
         WHERE o.id IN (
           SELECT id FROM email_outbox
-          WHERE status = 'pending' AND (attempts = 0 OR next_attempt_at <= ${nowIso}::timestamptz)
-          ORDER BY created_at, id
+          WHERE status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz
+          ORDER BY next_attempt_at, id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)
         RETURNING o.id, o.kind, o.to_address, o.subject, o.text_body, o.html_body, o.attempts`,
@@ -102,5 +105,14 @@ export async function markAttemptFailed(
             WHERE id = ${id} AND status = 'pending'`
       : sql`UPDATE email_outbox SET status = 'failed', last_error = ${error}
             WHERE id = ${id} AND status = 'pending'`,
+  );
+}
+
+/** Hands claimed-but-untried rows back, due at `at`, without counting the attempt. */
+export async function postponeClaims(ex: Executor, ids: string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await ex.execute(
+    sql`UPDATE email_outbox SET attempts = attempts - 1, next_attempt_at = ${at.toISOString()}::timestamptz
+        WHERE id IN ${ids} AND status = 'pending'`,
   );
 }
