@@ -34,9 +34,31 @@ export interface Config {
   };
   sampleProviders: boolean;
   rateLimitMultiplier: number;
+  /** Rate limits per window (before the multiplier) and trust-tier thresholds (docs/ratelimit.md). */
+  rateLimit: RateLimitConfig;
   trustProxy: string | undefined;
   bodyLimitBytes: number;
   logLevel: string;
+}
+
+export interface RateLimitConfig {
+  windowSeconds: number;
+  anonymous: number;
+  walletNew: number;
+  walletEstablished: number;
+  walletTrusted: number;
+  /** All unsigned `X-Svc-Wallet` claims from one IP together (rotating forged wallets gains nothing). */
+  walletPerIp: number;
+  account: number;
+  walletBalance: number;
+  walletDeposit: number;
+  walletHistory: number;
+  keysList: number;
+  keysCreate: number;
+  establishedPayments: number;
+  trustedPayments: number;
+  /** How long an instance may keep a trust tier it read (0 = read the counter on every request). */
+  trustTierCacheSeconds: number;
 }
 
 export class ConfigError extends Error {}
@@ -160,8 +182,35 @@ export function loadConfig(env: Env = process.env): Config {
     },
     sampleProviders: bool(env, 'SVC_SAMPLE_PROVIDERS', svcEnv === 'devnet'),
     rateLimitMultiplier: positiveNumber(env, 'SVC_RATE_LIMIT_MULTIPLIER', 1),
+    rateLimit: rateLimitConfig(env),
     trustProxy: str(env, 'SVC_TRUST_PROXY'),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+  };
+}
+
+function rateLimitConfig(env: Env): RateLimitConfig {
+  const limit = (name: string, fallback: number) => int(env, name, fallback, 1, 1_000_000_000);
+  const establishedPayments = int(env, 'SVC_TRUST_ESTABLISHED_PAYMENTS', 100, 1, 1_000_000_000);
+  const trustedPayments = int(env, 'SVC_TRUST_TRUSTED_PAYMENTS', 1000, 1, 1_000_000_000);
+  if (trustedPayments < establishedPayments) {
+    throw new ConfigError('SVC_TRUST_TRUSTED_PAYMENTS must be at least SVC_TRUST_ESTABLISHED_PAYMENTS');
+  }
+  return {
+    windowSeconds: int(env, 'SVC_RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+    anonymous: limit('SVC_RATE_LIMIT_ANONYMOUS', 20),
+    walletNew: limit('SVC_RATE_LIMIT_WALLET_NEW', 30),
+    walletEstablished: limit('SVC_RATE_LIMIT_WALLET_ESTABLISHED', 100),
+    walletTrusted: limit('SVC_RATE_LIMIT_WALLET_TRUSTED', 500),
+    walletPerIp: limit('SVC_RATE_LIMIT_WALLET_PER_IP', 500),
+    account: limit('SVC_RATE_LIMIT_ACCOUNT', 100),
+    walletBalance: limit('SVC_RATE_LIMIT_WALLET_BALANCE', 60),
+    walletDeposit: limit('SVC_RATE_LIMIT_WALLET_DEPOSIT', 10),
+    walletHistory: limit('SVC_RATE_LIMIT_WALLET_HISTORY', 30),
+    keysList: limit('SVC_RATE_LIMIT_KEYS_LIST', 30),
+    keysCreate: limit('SVC_RATE_LIMIT_KEYS_CREATE', 10),
+    establishedPayments,
+    trustedPayments,
+    trustTierCacheSeconds: int(env, 'SVC_TRUST_TIER_CACHE_SECONDS', 5, 0, 3600),
   };
 }
