@@ -1,0 +1,297 @@
+// Data access of the catalogue. Other modules (discovery, execution) read the catalogue through the
+// exported loaders here rather than querying the tables themselves.
+import { type SQL, sql } from 'drizzle-orm';
+import { type Executor, one, rows, toIso } from '../../db/index.js';
+import type { Category, EndpointInput, HttpMethod, ParameterInput } from './schemas.js';
+
+export interface ResponseField {
+  type: string;
+  enum?: (string | number | boolean)[];
+  description?: string;
+  items?: { type: string };
+}
+
+export interface CatalogueEndpoint {
+  providerId: string;
+  slug: string;
+  method: HttpMethod;
+  /** Path below the provider's base_url; `/<slug>` when the provider gave none. */
+  path: string;
+  description: string;
+  tags: string[];
+  parameters: Record<string, ParameterInput>;
+  responseSchema: Record<string, ResponseField>;
+  priceCredits: bigint;
+  timeoutMs: number;
+}
+
+export interface CatalogueProvider {
+  id: string;
+  name: string;
+  description: string;
+  category: Category;
+  website: string | null;
+  /** Never public: where execution forwards calls. */
+  baseUrl: string;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
+  endpoints: CatalogueEndpoint[];
+}
+
+export interface EndpointQuality {
+  uptime_pct: number;
+  avg_latency_ms: number;
+  error_rate_pct: number;
+  total_calls: number;
+}
+
+/** What an endpoint without an endpoint_stats row (no calls yet) shows. */
+export const DEFAULT_QUALITY: EndpointQuality = {
+  uptime_pct: 100,
+  avg_latency_ms: 0,
+  error_rate_pct: 0,
+  total_calls: 0,
+};
+
+export interface ProviderRow {
+  id: string;
+  name: string;
+  description: string;
+  category: Category;
+  website: string | null;
+  baseUrl: string;
+  tags: string[];
+  secretCiphertext: string;
+}
+
+interface ProviderDbRow {
+  id: string;
+  name: string;
+  description: string;
+  category: Category;
+  website: string | null;
+  base_url: string;
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+  endpoints: EndpointJson[];
+}
+
+interface EndpointJson {
+  slug: string;
+  method: HttpMethod;
+  path: string | null;
+  description: string;
+  tags: string[];
+  parameters: Record<string, ParameterInput>;
+  response_schema: Record<string, ResponseField> | null;
+  price_credits: string;
+  timeout_ms: number;
+}
+
+// json_agg keeps one round trip per page; bigint travels as text so it never passes through a float.
+const PROVIDER_COLUMNS = sql`p.id, p.name, p.description, p.category, p.website, p.base_url,
+  to_json(p.tags) AS tags, p.created_at, p.updated_at,
+  COALESCE((
+    SELECT json_agg(json_build_object(
+      'slug', e.slug, 'method', e.method, 'path', e.path, 'description', e.description,
+      'tags', to_json(e.tags), 'parameters', e.parameters, 'response_schema', e.response_schema,
+      'price_credits', e.price_credits::text, 'timeout_ms', e.timeout_ms
+    ) ORDER BY e.position, e.slug)
+    FROM endpoints e WHERE e.provider_id = p.id
+  ), '[]'::json) AS endpoints`;
+
+function toProvider(row: ProviderDbRow): CatalogueProvider {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    category: row.category,
+    website: row.website,
+    baseUrl: row.base_url,
+    tags: row.tags,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    endpoints: row.endpoints.map((e) => ({
+      providerId: row.id,
+      slug: e.slug,
+      method: e.method,
+      path: e.path ?? `/${e.slug}`,
+      description: e.description,
+      tags: e.tags,
+      parameters: e.parameters,
+      responseSchema: e.response_schema ?? {},
+      priceCredits: BigInt(e.price_credits),
+      timeoutMs: e.timeout_ms,
+    })),
+  };
+}
+
+async function selectProviders(ex: Executor, where: SQL, tail: SQL = sql``): Promise<CatalogueProvider[]> {
+  const found = await rows<ProviderDbRow>(
+    ex,
+    sql`SELECT ${PROVIDER_COLUMNS} FROM providers p WHERE ${where} ORDER BY p.id ${tail}`,
+  );
+  return found.map(toProvider);
+}
+
+/** One provider with its endpoints, or undefined. */
+export async function findProvider(ex: Executor, providerId: string) {
+  return (await selectProviders(ex, sql`p.id = ${providerId}`))[0];
+}
+
+/** The whole catalogue (every stored provider is live), ordered by provider id. */
+export async function loadCatalogue(ex: Executor): Promise<CatalogueProvider[]> {
+  return selectProviders(ex, sql`TRUE`);
+}
+
+/** A page of providers in id order after `afterId`; fetches limit + 1 so the caller knows has_more. */
+export async function listProviderPage(
+  ex: Executor,
+  opts: { afterId?: string | undefined; category?: Category | undefined; limit: number },
+): Promise<CatalogueProvider[]> {
+  const conditions: SQL[] = [sql`TRUE`];
+  if (opts.afterId !== undefined) conditions.push(sql`p.id > ${opts.afterId}`);
+  if (opts.category !== undefined) conditions.push(sql`p.category = ${opts.category}`);
+  return selectProviders(ex, sql.join(conditions, sql` AND `), sql`LIMIT ${opts.limit + 1}`);
+}
+
+/** Provider and endpoint for an execution, or undefined parts when either is unknown. */
+export async function findEndpoint(ex: Executor, providerId: string, slug: string) {
+  const provider = await findProvider(ex, providerId);
+  return { provider, endpoint: provider?.endpoints.find((e) => e.slug === slug) };
+}
+
+interface StatsRow {
+  provider_id: string;
+  endpoint_slug: string;
+  uptime_pct: number;
+  avg_latency_ms: number;
+  error_rate_pct: number;
+  total_calls: bigint;
+}
+
+export const qualityKey = (providerId: string, slug: string) => `${providerId}/${slug}`;
+
+/**
+ * Quality metrics keyed by qualityKey(provider, slug), for one provider or the whole catalogue.
+ * Endpoints missing from the map have DEFAULT_QUALITY.
+ */
+export async function loadEndpointQuality(
+  ex: Executor,
+  providerId?: string,
+): Promise<Map<string, EndpointQuality>> {
+  const found = await rows<StatsRow>(
+    ex,
+    sql`SELECT provider_id, endpoint_slug, uptime_pct, avg_latency_ms, error_rate_pct, total_calls
+        FROM endpoint_stats ${providerId === undefined ? sql`` : sql`WHERE provider_id = ${providerId}`}`,
+  );
+  return new Map(
+    found.map((r) => [
+      qualityKey(r.provider_id, r.endpoint_slug),
+      {
+        uptime_pct: Number(r.uptime_pct),
+        avg_latency_ms: Number(r.avg_latency_ms),
+        error_rate_pct: Number(r.error_rate_pct),
+        total_calls: Number(r.total_calls),
+      },
+    ]),
+  );
+}
+
+export async function providerExists(ex: Executor, providerId: string): Promise<boolean> {
+  return (await one(ex, sql`SELECT 1 FROM providers WHERE id = ${providerId}`)) !== undefined;
+}
+
+/** Ids equal to `base` or `base-<n>`: lets a derived id pick the first free suffix. */
+export async function idsLike(ex: Executor, base: string): Promise<Set<string>> {
+  const found = await rows<{ id: string }>(
+    ex,
+    sql`SELECT id FROM providers WHERE id = ${base} OR id LIKE ${`${base}-%`}`,
+  );
+  return new Set(found.map((r) => r.id));
+}
+
+export async function secretCiphertextOf(ex: Executor, providerId: string): Promise<string | undefined> {
+  const row = await one<{ secret_ciphertext: string }>(
+    ex,
+    sql`SELECT secret_ciphertext FROM providers WHERE id = ${providerId}`,
+  );
+  return row?.secret_ciphertext;
+}
+
+export async function insertProviderRow(ex: Executor, p: ProviderRow, now: Date): Promise<void> {
+  await ex.execute(sql`
+    INSERT INTO providers (id, name, description, category, website, base_url, tags, secret_ciphertext,
+                           created_at, updated_at)
+    VALUES (${p.id}, ${p.name}, ${p.description}, ${p.category}, ${p.website}, ${p.baseUrl},
+            ${textArray(p.tags)}, ${p.secretCiphertext}, ${now.toISOString()}, ${now.toISOString()})`);
+}
+
+/** Replaces the descriptive fields; id, secret and created_at stay. Returns false for an unknown id. */
+export async function updateProviderRow(
+  ex: Executor,
+  p: Omit<ProviderRow, 'secretCiphertext'>,
+  now: Date,
+): Promise<boolean> {
+  const row = await one(
+    ex,
+    sql`UPDATE providers SET name = ${p.name}, description = ${p.description}, category = ${p.category},
+          website = ${p.website}, base_url = ${p.baseUrl}, tags = ${textArray(p.tags)},
+          updated_at = ${now.toISOString()}
+        WHERE id = ${p.id} RETURNING id`,
+  );
+  return row !== undefined;
+}
+
+/** Deletes the provider (endpoints cascade) and its quality rows. Returns false for an unknown id. */
+export async function deleteProviderRow(ex: Executor, providerId: string): Promise<boolean> {
+  const row = await one(ex, sql`DELETE FROM providers WHERE id = ${providerId} RETURNING id`);
+  if (!row) return false;
+  await ex.execute(sql`DELETE FROM endpoint_stats WHERE provider_id = ${providerId}`);
+  return true;
+}
+
+/**
+ * Replaces the provider's endpoint set. Quality rows of endpoints that survive the replacement are
+ * kept (same slug = same endpoint); those of removed endpoints go.
+ */
+export async function replaceEndpointRows(
+  ex: Executor,
+  providerId: string,
+  endpoints: EndpointInput[],
+  priceCredits: bigint[],
+): Promise<void> {
+  await ex.execute(sql`DELETE FROM endpoints WHERE provider_id = ${providerId}`);
+  const records = endpoints.map((e, i) => ({
+    slug: e.slug,
+    method: e.method,
+    path: e.path ?? null,
+    description: e.description,
+    tags: e.tags ?? [],
+    parameters: e.parameters,
+    response_schema: e.response_schema ?? null,
+    price_credits: String(priceCredits[i]),
+    timeout_ms: e.timeout_ms ?? 10_000,
+    position: i,
+  }));
+  // One statement for all endpoints: the rows travel as one JSON parameter.
+  await ex.execute(sql`
+    INSERT INTO endpoints (provider_id, slug, method, path, description, tags, parameters, response_schema,
+                           price_credits, timeout_ms, position)
+    SELECT ${providerId}, r.slug, r.method, r.path, r.description,
+           ARRAY(SELECT jsonb_array_elements_text(r.tags)), r.parameters, r.response_schema,
+           r.price_credits, r.timeout_ms, r.position
+    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(
+      slug text, method text, path text, description text, tags jsonb, parameters jsonb,
+      response_schema jsonb, price_credits bigint, timeout_ms integer, position integer)`);
+  await ex.execute(sql`
+    DELETE FROM endpoint_stats s WHERE s.provider_id = ${providerId}
+      AND NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.provider_id = s.provider_id AND e.slug = s.endpoint_slug)`);
+}
+
+/** A text[] parameter (Drizzle would expand a JS array into a value list). */
+function textArray(values: string[]): SQL {
+  return sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))`;
+}

@@ -1,0 +1,99 @@
+// Response shapes of the catalogue (SPEC.md 2.2/2.3 + quality) built from repo records. base_url and
+// secrets appear only in the admin view.
+import { creditsToUsdcShort } from '../../lib/money.js';
+import {
+  type CatalogueEndpoint,
+  type CatalogueProvider,
+  DEFAULT_QUALITY,
+  type EndpointQuality,
+  qualityKey,
+} from './repo.js';
+
+export function pricingOf(endpoint: CatalogueEndpoint) {
+  return { model: 'per_call' as const, price_per_call_usdc: creditsToUsdcShort(endpoint.priceCredits) };
+}
+
+/**
+ * The JSON Schema a call body (or, for GET, its query parameters) must satisfy: the parameter map
+ * turned into an object schema. Unknown fields are refused.
+ */
+export function requestSchemaOf(endpoint: Pick<CatalogueEndpoint, 'parameters'>) {
+  const properties: Record<string, Record<string, unknown>> = {};
+  const required: string[] = [];
+  for (const [name, { required: isRequired, ...schema }] of Object.entries(endpoint.parameters)) {
+    properties[name] = schema;
+    if (isRequired) required.push(name);
+  }
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+function providerFields(p: CatalogueProvider) {
+  return {
+    provider_id: p.id,
+    name: p.name,
+    description: p.description,
+    category: p.category,
+    website: p.website,
+    tags: p.tags,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
+}
+
+function endpointFields(e: CatalogueEndpoint, quality: Map<string, EndpointQuality>) {
+  return {
+    slug: e.slug,
+    method: e.method,
+    description: e.description,
+    tags: e.tags,
+    parameters: e.parameters,
+    response_schema: e.responseSchema,
+    pricing: pricingOf(e),
+    quality: quality.get(qualityKey(e.providerId, e.slug)) ?? DEFAULT_QUALITY,
+  };
+}
+
+/** List item: SPEC.md 2.2 (endpoints with slug, description and pricing, plus method and tags). */
+export function providerSummaryView(p: CatalogueProvider) {
+  return {
+    ...providerFields(p),
+    endpoints: p.endpoints.map((e) => ({
+      slug: e.slug,
+      method: e.method,
+      description: e.description,
+      tags: e.tags,
+      pricing: pricingOf(e),
+    })),
+  };
+}
+
+export function providerView(p: CatalogueProvider, quality: Map<string, EndpointQuality>) {
+  return { ...providerFields(p), endpoints: p.endpoints.map((e) => endpointFields(e, quality)) };
+}
+
+export function endpointDetailView(
+  p: CatalogueProvider,
+  e: CatalogueEndpoint,
+  quality: Map<string, EndpointQuality>,
+) {
+  return {
+    provider_id: p.id,
+    provider_name: p.name,
+    category: p.category,
+    ...endpointFields(e, quality),
+    request_schema: requestSchemaOf(e),
+    timeout_ms: e.timeoutMs,
+  };
+}
+
+export function adminProviderView(p: CatalogueProvider, quality: Map<string, EndpointQuality>) {
+  return {
+    ...providerFields(p),
+    base_url: p.baseUrl,
+    endpoints: p.endpoints.map((e) => ({
+      ...endpointFields(e, quality),
+      path: e.path,
+      timeout_ms: e.timeoutMs,
+    })),
+  };
+}
