@@ -18,6 +18,7 @@ import { catalogRoutes } from './modules/catalog/routes.js';
 import { discoveryRoutes } from './modules/discovery/routes.js';
 import { executionRoutes } from './modules/execution/routes.js';
 import { keysRoutes } from './modules/keys/routes.js';
+import { ledgerAdminRoutes } from './modules/ledger/routes.js';
 import { registerRateLimiting } from './modules/ratelimit/plugin.js';
 import { walletRoutes } from './modules/wallet/routes.js';
 
@@ -108,6 +109,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(keysRoutes);
   await app.register(catalogRoutes);
   await app.register(discoveryRoutes);
+  await app.register(ledgerAdminRoutes);
   await app.register(executionRoutes);
   await app.register(walletRoutes);
   await app.register(billingRoutes);

@@ -1,5 +1,11 @@
 // Every background job of the service, started by src/server.ts. Modules add theirs here.
+import { refreshEndpointStatsJob } from '../modules/execution/stats.js';
+import { sweepAbandonedCallsJob } from '../modules/execution/sweeper.js';
 import { notificationJobs } from '../modules/notifications/jobs.js';
 import type { BackgroundJob } from './runner.js';
 
-export const backgroundJobs: BackgroundJob[] = [...notificationJobs];
+export const backgroundJobs: BackgroundJob[] = [
+  sweepAbandonedCallsJob,
+  refreshEndpointStatsJob,
+  ...notificationJobs,
+];

@@ -1,4 +1,53 @@
+// POST /v1/execute/:providerId/:endpointSlug (SPEC.md 4.2). The body is validated against the endpoint's
+// own parameter schema inside the service (it differs per endpoint), not by a route schema.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { accountOf } from '../auth/guards.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
+import { executionRuntime } from './runtime.js';
+import { executeCall } from './service.js';
 
-// Routes of the execution module (to be filled in by its issue).
-export const executionRoutes: FastifyPluginAsyncTypebox = async () => {};
+export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const deps = app.deps;
+  app.addHook('onClose', async () => {
+    await executionRuntime(deps).close();
+  });
+
+  app.post(
+    '/v1/execute/:providerId/:endpointSlug',
+    {
+      schema: {
+        tags: ['execution'],
+        summary: 'Call a provider endpoint, paid from the balance',
+        description:
+          'Body: the endpoint parameters (JSON object). 200 `{svc, data}` on provider 2xx; a provider 4xx is ' +
+          'charged and returned with its status; 5xx/connection failure → refund + 502 SVC-EXE-004; timeout → ' +
+          'refund + 504 SVC-EXE-005. `Idempotency-Key` (≤ 255 chars) makes retries safe.',
+        params: Type.Object({
+          providerId: Type.String({ minLength: 1, maxLength: 128 }),
+          endpointSlug: Type.String({ minLength: 1, maxLength: 128 }),
+        }),
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH }),
+          ),
+        }),
+        security: [{ apiKey: [] }, { bearer: [] }],
+      },
+    },
+    async (request, reply) => {
+      const caller = accountOf(request);
+      const result = await executeCall(deps, {
+        accountId: caller.accountId,
+        apiKeyId: caller.keyId ?? null,
+        providerId: request.params.providerId,
+        endpointSlug: request.params.endpointSlug,
+        body: request.body,
+        idempotencyKey: request.headers['idempotency-key'],
+        elapsedMs: () => reply.elapsedTime,
+      });
+      if (result.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply.status(result.status).type('application/json; charset=utf-8').send(result.body);
+    },
+  );
+};

@@ -114,25 +114,35 @@ export interface InvariantViolation {
 }
 
 /**
- * The ledger's invariants, checked by tests after every scenario:
+ * The ledger's invariants, checked by tests after every scenario (and by the benchmark after its run):
  * balance = sum of entries; never negative; each entry's balance_after chains from the previous one;
- * a call has exactly one debit and at most one refund, and a refund never exceeds its debit.
+ * every call has exactly one debit (of its price) and at most one refund, a refund never exceeds its
+ * debit, a refund exists only for a call settled as provider_error/timeout (and then `refunded` is set);
+ * an account's total_spent equals its call debits net of refunds.
  */
 export async function checkLedgerInvariants(ex: Executor): Promise<InvariantViolation[]> {
   const violations: InvariantViolation[] = [];
-  for (const r of await rows<{ id: string; balance_credits: bigint; total: bigint | null }>(
+  const add = (rule: string, detail: string) => violations.push({ rule, detail });
+  for (const r of await rows<{
+    id: string;
+    balance_credits: bigint;
+    total: bigint | null;
+    spent: bigint;
+    net_calls: bigint | null;
+  }>(
     ex,
-    sql`SELECT a.id, a.balance_credits, (SELECT sum(amount_credits) FROM ledger_entries e WHERE e.account_id = a.id) AS total
+    sql`SELECT a.id, a.balance_credits, a.total_spent_credits AS spent,
+               (SELECT sum(amount_credits) FROM ledger_entries e WHERE e.account_id = a.id) AS total,
+               (SELECT -sum(amount_credits) FROM ledger_entries e
+                 WHERE e.account_id = a.id AND e.type IN ('debit', 'refund') AND e.call_id IS NOT NULL) AS net_calls
         FROM accounts a`,
   )) {
     const total = r.total === null ? 0n : BigInt(r.total);
-    if (total !== r.balance_credits) {
-      violations.push({
-        rule: 'balance = sum of entries',
-        detail: `${r.id}: ${r.balance_credits} != ${total}`,
-      });
-    }
-    if (r.balance_credits < 0n) violations.push({ rule: 'never negative', detail: r.id });
+    if (total !== r.balance_credits)
+      add('balance = sum of entries', `${r.id}: ${r.balance_credits} != ${total}`);
+    if (r.balance_credits < 0n) add('never negative', r.id);
+    const net = r.net_calls === null ? 0n : BigInt(r.net_calls);
+    if (net !== r.spent) add('total_spent = call debits net of refunds', `${r.id}: ${r.spent} != ${net}`);
   }
   for (const r of await rows<{ id: string }>(
     ex,
@@ -140,7 +150,7 @@ export async function checkLedgerInvariants(ex: Executor): Promise<InvariantViol
           SELECT id, balance_after, lag(balance_after, 1, 0::bigint) OVER (PARTITION BY account_id ORDER BY seq) + amount_credits AS expected
           FROM ledger_entries) s WHERE balance_after <> expected`,
   )) {
-    violations.push({ rule: 'balance_after chains', detail: r.id });
+    add('balance_after chains', r.id);
   }
   for (const r of await rows<{
     call_id: string;
@@ -157,12 +167,46 @@ export async function checkLedgerInvariants(ex: Executor): Promise<InvariantViol
                coalesce(sum(amount_credits) FILTER (WHERE type = 'refund'), 0) AS refund_sum
         FROM ledger_entries WHERE call_id IS NOT NULL GROUP BY call_id`,
   )) {
-    if (r.debits !== 1n) violations.push({ rule: 'one debit per call', detail: `${r.call_id}: ${r.debits}` });
-    if (r.refunds > 1n)
-      violations.push({ rule: 'at most one refund per call', detail: `${r.call_id}: ${r.refunds}` });
-    if (BigInt(r.refund_sum) > BigInt(r.debit_sum)) {
-      violations.push({ rule: 'refund <= debit', detail: r.call_id });
+    if (r.debits !== 1n) add('one debit per call', `${r.call_id}: ${r.debits}`);
+    if (r.refunds > 1n) add('at most one refund per call', `${r.call_id}: ${r.refunds}`);
+    if (BigInt(r.refund_sum) > BigInt(r.debit_sum)) add('refund <= debit', r.call_id);
+  }
+  // Seen from the call log: each call row has exactly one debit of its price, and a refund only when
+  // its outcome was a provider error or a timeout.
+  for (const r of await rows<{
+    id: string;
+    status: string;
+    refunded: boolean;
+    price_credits: bigint;
+    debits: bigint;
+    debit_sum: bigint | null;
+    refunds: bigint;
+  }>(
+    ex,
+    sql`SELECT c.id, c.status, c.refunded, c.price_credits,
+               count(e.seq) FILTER (WHERE e.type = 'debit') AS debits,
+               sum(-e.amount_credits) FILTER (WHERE e.type = 'debit') AS debit_sum,
+               count(e.seq) FILTER (WHERE e.type = 'refund') AS refunds
+        FROM calls c LEFT JOIN ledger_entries e ON e.call_id = c.id
+        GROUP BY c.id, c.status, c.refunded, c.price_credits
+        HAVING count(e.seq) FILTER (WHERE e.type = 'debit') <> 1
+            OR sum(-e.amount_credits) FILTER (WHERE e.type = 'debit') <> c.price_credits
+            OR (count(e.seq) FILTER (WHERE e.type = 'refund') > 0) <> c.refunded
+            OR (c.refunded AND c.status NOT IN ('provider_error', 'timeout'))`,
+  )) {
+    if (r.debits !== 1n) add('every call has exactly one debit', `${r.id}: ${r.debits}`);
+    else if (r.debit_sum !== null && BigInt(r.debit_sum) !== r.price_credits) add('debit = call price', r.id);
+    if (r.refunds > 0n !== r.refunded) add('refunded flag matches refund entry', r.id);
+    if (r.refunded && r.status !== 'provider_error' && r.status !== 'timeout') {
+      add('no refund without a provider_error/timeout outcome', `${r.id}: ${r.status}`);
     }
+  }
+  for (const r of await rows<{ call_id: string }>(
+    ex,
+    sql`SELECT e.call_id FROM ledger_entries e LEFT JOIN calls c ON c.id = e.call_id
+        WHERE e.call_id IS NOT NULL AND e.type IN ('debit', 'refund') AND c.id IS NULL`,
+  )) {
+    add('call entries belong to a logged call', r.call_id);
   }
   return violations;
 }

@@ -1,4 +1,94 @@
+// Wallet API (SPEC.md 4.3): balance and history. Deposits (POST /v1/wallet/deposit) come with their issue.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import {
+  CursorPagination,
+  Envelope,
+  envelope,
+  envelopeWithPagination,
+  MetaSchema,
+} from '../../http/envelope.js';
+import { accountOf, requireAccount } from '../auth/guards.js';
+import { walletBalance, walletHistory } from './service.js';
 
-// Routes of the wallet module (to be filled in by its issue).
-export const walletRoutes: FastifyPluginAsyncTypebox = async () => {};
+const Balance = Type.Object({
+  balance_usdc: Type.String(),
+  pending_settlements_usdc: Type.String(),
+  total_deposited_usdc: Type.String(),
+  total_spent_usdc: Type.String(),
+});
+
+const HistoryEntry = Type.Object({
+  id: Type.String(),
+  type: Type.Union([
+    Type.Literal('call'),
+    Type.Literal('deposit'),
+    Type.Literal('refund'),
+    Type.Literal('settlement'),
+  ]),
+  amount_usdc: Type.String({ description: 'signed: "-" spend, "+" credit' }),
+  description: Type.String(),
+  call_id: Type.Optional(Type.String()),
+  provider_id: Type.Optional(Type.String()),
+  endpoint: Type.Optional(Type.String()),
+  tx_hash: Type.Optional(Type.String()),
+  timestamp: Type.String(),
+});
+
+const HistoryQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+    type: Type.Optional(
+      Type.Union([
+        Type.Literal('call'),
+        Type.Literal('deposit'),
+        Type.Literal('refund'),
+        Type.Literal('settlement'),
+      ]),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const security: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }];
+  app.get(
+    '/v1/wallet/balance',
+    {
+      schema: { tags: ['wallet'], security, response: { 200: Envelope(Balance) } },
+      preHandler: requireAccount,
+    },
+    async (request) => envelope(request, await walletBalance(app.deps.db.orm, accountOf(request).accountId)),
+  );
+
+  app.get(
+    '/v1/wallet/history',
+    {
+      schema: {
+        tags: ['wallet'],
+        security,
+        querystring: HistoryQuery,
+        response: {
+          200: Type.Object({
+            data: Type.Array(HistoryEntry),
+            pagination: CursorPagination,
+            meta: MetaSchema,
+          }),
+        },
+      },
+      preHandler: requireAccount,
+    },
+    async (request) => {
+      const page = await walletHistory(app.deps.db.orm, accountOf(request).accountId, {
+        limit: request.query.limit,
+        cursor: request.query.cursor,
+        type: request.query.type,
+      });
+      return envelopeWithPagination(request, page.entries, {
+        has_more: page.hasMore,
+        next_cursor: page.nextCursor,
+      });
+    },
+  );
+};

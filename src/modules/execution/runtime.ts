@@ -1,0 +1,39 @@
+// Per-process execution state tied to one AppDeps: endpoint cache, provider connection pool, and the
+// group-commit writer of call outcomes.
+import type { Agent } from 'undici';
+import type { AppDeps } from '../../deps.js';
+import { createProviderAgent } from './forward.js';
+import { EndpointResolver } from './resolve.js';
+import { SettleQueue } from './settle-queue.js';
+
+export interface ExecutionRuntime {
+  resolver: EndpointResolver;
+  agent: Agent;
+  settleQueue: SettleQueue;
+  close(): Promise<void>;
+}
+
+const runtimes = new WeakMap<AppDeps, ExecutionRuntime>();
+
+export function executionRuntime(deps: AppDeps): ExecutionRuntime {
+  let rt = runtimes.get(deps);
+  if (rt) return rt;
+  const resolver = new EndpointResolver(deps.secrets.encryptionKey);
+  const onCatalogChanged = ({ providerId }: { providerId: string }) => resolver.invalidate(providerId);
+  deps.events.on('catalog.changed', onCatalogChanged);
+  const agent = createProviderAgent();
+  const settleQueue = new SettleQueue(deps.db);
+  rt = {
+    resolver,
+    agent,
+    settleQueue,
+    async close() {
+      runtimes.delete(deps);
+      deps.events.off('catalog.changed', onCatalogChanged);
+      await settleQueue.drain();
+      await agent.close();
+    },
+  };
+  runtimes.set(deps, rt);
+  return rt;
+}

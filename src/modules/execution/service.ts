@@ -1,0 +1,277 @@
+// Paid execution (SPEC.md 4.2, 3.6; DESIGN.md section 4):
+// resolve → validate → atomic debit (limits, balance, ledger entry, pending call row) → forward → settle.
+// Charged outcomes (2xx, 4xx) are group-committed; refunds are written in their own transaction before
+// the error is answered.
+import { isUniqueViolation } from '../../db/index.js';
+import type { AppDeps } from '../../deps.js';
+import { AppError, errorBody } from '../../errors/catalogue.js';
+import { newId } from '../../lib/ids.js';
+import { creditsToUsdc } from '../../lib/money.js';
+import { type CallResultRecord, debitForCall, explainRefusal, type RefundReason } from '../ledger/calls.js';
+import { afterBalanceDecrease, onDailyLimitReached } from '../notifications/triggers.js';
+import { forwardToProvider, type ProviderResult } from './forward.js';
+import { replayFor, requestHash, type StoredResponse } from './idempotency.js';
+import { refundAndRecord } from './refund.js';
+import type { ResolvedEndpoint } from './resolve.js';
+import { fieldErrors } from './resolve.js';
+import { executionRuntime } from './runtime.js';
+
+export interface ExecuteInput {
+  accountId: string;
+  apiKeyId: string | null;
+  providerId: string;
+  endpointSlug: string;
+  body: unknown;
+  idempotencyKey: string | undefined;
+  /** Milliseconds since the request arrived (for svc.latency_ms). */
+  elapsedMs: () => number;
+}
+
+export interface ExecuteResult {
+  status: number;
+  /** JSON text of the response. */
+  body: string;
+  replayed: boolean;
+}
+
+/** How many times a refused debit is re-tried when nothing blocks it on re-reading (a refund raced). */
+const DEBIT_ATTEMPTS = 3;
+
+export async function executeCall(deps: AppDeps, input: ExecuteInput): Promise<ExecuteResult> {
+  const rt = executionRuntime(deps);
+  const endpoint = await rt.resolver.resolve(deps.db.orm, input.providerId, input.endpointSlug);
+  const params = validateParams(endpoint, input.body);
+
+  const key = input.idempotencyKey;
+  const hash = key === undefined ? null : requestHash(endpoint.providerId, endpoint.slug, params);
+  const callId = newId('call');
+  const now = deps.clock.now();
+
+  let balanceAfter: bigint;
+  try {
+    balanceAfter = await debit(deps, endpoint, input, callId, now, key ?? null, hash);
+  } catch (err) {
+    if (key !== undefined && hash !== null && isUniqueViolation(err)) {
+      const stored: StoredResponse = await replayFor(deps.db.orm, input.accountId, key, hash);
+      return { ...stored, replayed: true };
+    }
+    throw err;
+  }
+
+  const result = await forwardToProvider(rt.agent, {
+    endpoint,
+    callId,
+    params,
+    nowSeconds: Math.floor(deps.clock.now().getTime() / 1000),
+  });
+  const finishedAt = deps.clock.now();
+  const keep = key !== undefined;
+
+  const failure = failureOf(result);
+  if (failure) {
+    const { code, reason, outcome, providerStatus } = failure;
+    const details = {
+      call_id: callId,
+      provider_id: endpoint.providerId,
+      endpoint: endpoint.slug,
+      refunded_usdc: creditsToUsdc(endpoint.priceCredits),
+      reason,
+      ...(providerStatus !== null ? { provider_status: providerStatus } : {}),
+    };
+    const error = new AppError(code, undefined, details);
+    await refundAndRecord(deps, {
+      callId,
+      outcome,
+      reason,
+      providerStatus,
+      latencyMs: result.latencyMs,
+      finishedAt,
+      ...(keep
+        ? {
+            responseStatus: error.status,
+            responseBody: JSON.stringify(errorBody(code, error.message, details)),
+          }
+        : {}),
+    });
+    throw error;
+  }
+
+  // A 2xx or 4xx answer with a readable body: charged.
+  const response = result as Extract<ProviderResult, { kind: 'response' }>;
+  const svc = {
+    call_id: callId,
+    provider_id: endpoint.providerId,
+    endpoint: endpoint.slug,
+    charged_usdc: creditsToUsdc(endpoint.priceCredits),
+    remaining_balance_usdc: creditsToUsdc(balanceAfter),
+    latency_ms: Math.round(input.elapsedMs()),
+  };
+  // The body was parsed to check it; splice its text rather than serialising it again.
+  const dataText = response.isJson
+    ? response.text
+    : response.text === ''
+      ? 'null'
+      : JSON.stringify({ raw_body: response.text });
+  const body = `{"svc":${JSON.stringify(svc)},"data":${dataText}}`;
+  const status = response.status < 300 ? 200 : response.status;
+  const record: CallResultRecord = {
+    callId,
+    outcome: response.status < 300 ? 'success' : 'client_error',
+    providerStatus: response.status,
+    latencyMs: response.latencyMs,
+    finishedAt,
+    ...(keep ? { responseStatus: status, responseBody: body } : {}),
+  };
+  await rt.settleQueue.settle(record);
+  return { status, body, replayed: false };
+}
+
+function validateParams(endpoint: ResolvedEndpoint, body: unknown): Record<string, unknown> {
+  const params = body === undefined || body === null ? {} : body;
+  if (typeof params !== 'object' || Array.isArray(params)) {
+    throw new AppError('SVC-EXE-003', 'Request body must be a JSON object', {
+      errors: [{ path: '', message: 'must be object' }],
+    });
+  }
+  if (!endpoint.validate(params)) {
+    const errors = fieldErrors(endpoint.validate.errors);
+    const first = errors[0];
+    throw new AppError('SVC-EXE-003', first ? `${first.path || 'body'} ${first.message}` : undefined, {
+      errors,
+    });
+  }
+  return params as Record<string, unknown>;
+}
+
+async function debit(
+  deps: AppDeps,
+  endpoint: ResolvedEndpoint,
+  input: ExecuteInput,
+  callId: string,
+  now: Date,
+  key: string | null,
+  hash: string | null,
+): Promise<bigint> {
+  const price = endpoint.priceCredits;
+  for (let attempt = 1; ; attempt++) {
+    const debited = await deps.db.orm.transaction(async (tx) => {
+      const r = await debitForCall(tx, {
+        callId,
+        accountId: input.accountId,
+        apiKeyId: input.apiKeyId,
+        providerId: endpoint.providerId,
+        endpointSlug: endpoint.slug,
+        priceCredits: price,
+        now,
+        deadlineAt: new Date(now.getTime() + endpoint.timeoutMs),
+        idempotencyKey: key,
+        requestHash: hash,
+      });
+      // Only a balance that fell below the alert threshold, or to zero, can matter to the
+      // low-balance / depleted notifications; the common case stays a one-statement transaction.
+      if (
+        r &&
+        (r.balanceAfter === 0n || (r.lowBalanceThreshold !== null && r.balanceAfter < r.lowBalanceThreshold))
+      ) {
+        await afterBalanceDecrease(tx, deps, {
+          accountId: input.accountId,
+          balanceBefore: r.balanceAfter + price,
+          balanceAfter: r.balanceAfter,
+        });
+      }
+      return r;
+    });
+    if (debited) return debited.balanceAfter;
+
+    const refusal = await explainRefusal(deps.db.orm, input.accountId, price, now);
+    switch (refusal.kind) {
+      case 'unknown_account':
+      case 'inactive':
+        throw new AppError('SVC-AUTH-004');
+      case 'per_call':
+      case 'daily': {
+        if (refusal.kind === 'daily') {
+          await deps.db.orm.transaction((tx) =>
+            onDailyLimitReached(tx, deps, {
+              accountId: input.accountId,
+              limitCredits: refusal.limitCredits,
+              spentCredits: refusal.currentDailySpend,
+              day: refusal.day,
+            }),
+          );
+        }
+        throw new AppError(
+          'SVC-CREDIT-002',
+          refusal.kind === 'daily'
+            ? 'Daily spending limit would be exceeded'
+            : 'Call price exceeds the per-call spending limit',
+          {
+            limitType: refusal.kind,
+            limitCredits: refusal.limitCredits.toString(),
+            currentDailySpend: refusal.currentDailySpend.toString(),
+            requestedCredits: price.toString(),
+          },
+        );
+      }
+      case 'balance':
+        throw insufficient(price, refusal.available);
+      case 'none':
+        if (attempt >= DEBIT_ATTEMPTS) throw insufficient(price, 0n);
+    }
+  }
+}
+
+function insufficient(required: bigint, available: bigint) {
+  return new AppError('SVC-PAY-001', undefined, {
+    required_usdc: creditsToUsdc(required),
+    available_usdc: creditsToUsdc(available),
+  });
+}
+
+interface Failure {
+  code: 'SVC-EXE-004' | 'SVC-EXE-005';
+  reason: RefundReason;
+  outcome: 'provider_error' | 'timeout';
+  providerStatus: number | null;
+}
+
+/** Provider results that are refunded (SPEC.md 3.6): 5xx, timeout, connection failure, unreadable answer. */
+function failureOf(result: ProviderResult): Failure | undefined {
+  switch (result.kind) {
+    case 'timeout':
+      return { code: 'SVC-EXE-005', reason: 'timeout', outcome: 'timeout', providerStatus: null };
+    case 'connection':
+      return { code: 'SVC-EXE-004', reason: 'connection', outcome: 'provider_error', providerStatus: null };
+    case 'oversized':
+      return {
+        code: 'SVC-EXE-004',
+        reason: 'bad_response',
+        outcome: 'provider_error',
+        providerStatus: result.status,
+      };
+    case 'response':
+      if (result.status >= 500) {
+        return {
+          code: 'SVC-EXE-004',
+          reason: 'provider_5xx',
+          outcome: 'provider_error',
+          providerStatus: result.status,
+        };
+      }
+      // We never follow redirects (calls go to the registered base URL only), and a 2xx we cannot read
+      // as JSON did not deliver what was paid for.
+      if (
+        result.status < 200 ||
+        (result.status >= 300 && result.status < 400) ||
+        (result.status < 300 && !result.isJson && result.text !== '')
+      ) {
+        return {
+          code: 'SVC-EXE-004',
+          reason: 'bad_response',
+          outcome: 'provider_error',
+          providerStatus: result.status,
+        };
+      }
+      return undefined;
+  }
+}

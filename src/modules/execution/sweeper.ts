@@ -1,0 +1,54 @@
+// Crash safety: a call debited by an instance that died before recording the outcome stays `pending`.
+// Once its deadline plus a margin has passed, this job refunds it (outcome `timeout`, reason
+// `abandoned`). One call per transaction, claimed with FOR UPDATE SKIP LOCKED, so N instances sweep
+// side by side; the refund's ledger key `refund:<callId>` makes it exactly once in any case.
+import { sql } from 'drizzle-orm';
+import { one } from '../../db/index.js';
+import type { AppDeps } from '../../deps.js';
+import { errorBody } from '../../errors/catalogue.js';
+import type { BackgroundJob } from '../../jobs/runner.js';
+import { refundInTx } from './refund.js';
+
+/** Grace after a call's deadline before it counts as abandoned (a live instance settles well before). */
+export const SWEEP_MARGIN_MS = 30_000;
+const MAX_PER_RUN = 200;
+
+export async function sweepAbandonedCalls(deps: AppDeps, marginMs = SWEEP_MARGIN_MS): Promise<number> {
+  const now = deps.clock.now();
+  const cutoff = new Date(now.getTime() - marginMs).toISOString();
+  let refunded = 0;
+  for (let i = 0; i < MAX_PER_RUN; i++) {
+    const done = await deps.db.orm.transaction(async (tx) => {
+      const call = await one<{ id: string }>(
+        tx,
+        sql`SELECT id FROM calls WHERE status = 'pending' AND deadline_at < ${cutoff}
+            ORDER BY deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      );
+      if (!call) return false;
+      const details = { call_id: call.id, reason: 'abandoned' };
+      await refundInTx(tx, deps, {
+        callId: call.id,
+        outcome: 'timeout',
+        reason: 'abandoned',
+        providerStatus: null,
+        latencyMs: null,
+        finishedAt: now,
+        // What an Idempotency-Key replay of this call answers: the outcome it never got to send.
+        responseStatus: 504,
+        responseBody: JSON.stringify(
+          errorBody('SVC-EXE-005', 'The call did not complete; it was refunded', details),
+        ),
+      });
+      return true;
+    });
+    if (!done) break;
+    refunded++;
+  }
+  return refunded;
+}
+
+export const sweepAbandonedCallsJob: BackgroundJob = {
+  name: 'execution.sweep-abandoned-calls',
+  intervalMs: 5_000,
+  run: (deps) => sweepAbandonedCalls(deps),
+};

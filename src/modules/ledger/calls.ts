@@ -1,0 +1,226 @@
+// Money movements of paid calls. The debit is one SQL statement (balance, spending limits, daily counter,
+// ledger entry and the pending call row, all or nothing), so a call costs one short transaction on the
+// hot path; the refund is one statement too, keyed `refund:<callId>` so it can never apply twice.
+import { sql } from 'drizzle-orm';
+import { type Executor, one } from '../../db/index.js';
+import { newId } from '../../lib/ids.js';
+
+export interface DebitForCallInput {
+  callId: string;
+  accountId: string;
+  apiKeyId: string | null;
+  providerId: string;
+  endpointSlug: string;
+  priceCredits: bigint;
+  now: Date;
+  deadlineAt: Date;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+}
+
+export interface DebitResult {
+  balanceAfter: bigint;
+  lowBalanceThreshold: bigint | null;
+}
+
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/**
+ * Debits the call price if the account is active, the per-call and daily limits allow it and the balance
+ * covers it; writes the `debit` entry and the pending call row in the same statement. Returns undefined
+ * when a condition failed (nothing was written); the caller then works out which one (explainRefusal).
+ * A reused Idempotency-Key surfaces as a unique violation on calls (account_id, idempotency_key).
+ */
+export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<DebitResult | undefined> {
+  const day = utcDay(d.now);
+  const now = d.now.toISOString();
+  const row = await one<{ balance_credits: bigint; low_balance_threshold_credits: bigint | null }>(
+    ex,
+    sql`WITH acct AS (
+          UPDATE accounts SET
+            balance_credits = balance_credits - ${d.priceCredits},
+            total_spent_credits = total_spent_credits + ${d.priceCredits},
+            daily_spent_credits = CASE WHEN daily_spent_day = ${day}::date
+                                       THEN daily_spent_credits + ${d.priceCredits} ELSE ${d.priceCredits} END,
+            daily_spent_day = ${day}::date
+          WHERE id = ${d.accountId} AND status = 'active' AND balance_credits >= ${d.priceCredits}
+            AND (per_call_limit_credits IS NULL OR per_call_limit_credits >= ${d.priceCredits})
+            AND (daily_limit_credits IS NULL OR daily_limit_credits >= ${d.priceCredits} +
+                 CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END)
+          RETURNING balance_credits, low_balance_threshold_credits
+        ), entry AS (
+          INSERT INTO ledger_entries (id, account_id, type, amount_credits, balance_after, description,
+                                      reference_type, reference_id, call_id, provider_id, endpoint_slug,
+                                      idempotency_key, created_at)
+          SELECT ${newId('txn')}, ${d.accountId}, 'debit', ${-d.priceCredits}, balance_credits,
+                 ${`Call ${d.providerId}/${d.endpointSlug}`}, 'call', ${d.callId}, ${d.callId}, ${d.providerId},
+                 ${d.endpointSlug}, ${`call:${d.callId}`}, ${now}
+          FROM acct RETURNING 1
+        ), logged AS (
+          INSERT INTO calls (id, account_id, api_key_id, provider_id, endpoint_slug, price_credits,
+                             idempotency_key, request_hash, deadline_at, created_at)
+          SELECT ${d.callId}, ${d.accountId}, ${d.apiKeyId}, ${d.providerId}, ${d.endpointSlug}, ${d.priceCredits},
+                 ${d.idempotencyKey}, ${d.requestHash}, ${d.deadlineAt.toISOString()}, ${now}
+          FROM acct RETURNING 1
+        )
+        SELECT balance_credits, low_balance_threshold_credits FROM acct`,
+  );
+  if (!row) return undefined;
+  return { balanceAfter: row.balance_credits, lowBalanceThreshold: row.low_balance_threshold_credits };
+}
+
+export type Refusal =
+  | { kind: 'unknown_account' }
+  | { kind: 'inactive' }
+  | { kind: 'per_call'; limitCredits: bigint; currentDailySpend: bigint }
+  | { kind: 'daily'; limitCredits: bigint; currentDailySpend: bigint; day: string }
+  | { kind: 'balance'; available: bigint }
+  /** Nothing blocks the debit now (a concurrent refund freed room): try again. */
+  | { kind: 'none' };
+
+/** After debitForCall refused, reads the account to say why, in the order limits → balance. */
+export async function explainRefusal(
+  ex: Executor,
+  accountId: string,
+  priceCredits: bigint,
+  now: Date,
+): Promise<Refusal> {
+  const day = utcDay(now);
+  const a = await one<{
+    status: string;
+    balance_credits: bigint;
+    daily_limit_credits: bigint | null;
+    per_call_limit_credits: bigint | null;
+    spent_today: bigint;
+  }>(
+    ex,
+    sql`SELECT status, balance_credits, daily_limit_credits, per_call_limit_credits,
+               CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END AS spent_today
+        FROM accounts WHERE id = ${accountId}`,
+  );
+  if (!a) return { kind: 'unknown_account' };
+  if (a.status !== 'active') return { kind: 'inactive' };
+  const spent = BigInt(a.spent_today);
+  if (a.per_call_limit_credits !== null && priceCredits > a.per_call_limit_credits) {
+    return { kind: 'per_call', limitCredits: a.per_call_limit_credits, currentDailySpend: spent };
+  }
+  if (a.daily_limit_credits !== null && spent + priceCredits > a.daily_limit_credits) {
+    return { kind: 'daily', limitCredits: a.daily_limit_credits, currentDailySpend: spent, day };
+  }
+  if (a.balance_credits < priceCredits) return { kind: 'balance', available: a.balance_credits };
+  return { kind: 'none' };
+}
+
+export type CallOutcome = 'success' | 'client_error' | 'provider_error' | 'timeout';
+export type RefundReason = 'provider_5xx' | 'timeout' | 'connection' | 'bad_response' | 'abandoned';
+
+export interface CallResultRecord {
+  callId: string;
+  outcome: CallOutcome;
+  providerStatus: number | null;
+  latencyMs: number | null;
+  finishedAt: Date;
+  /** Stored only for calls with an Idempotency-Key (replays). */
+  responseStatus?: number;
+  responseBody?: string;
+}
+
+export interface RefundResult {
+  accountId: string;
+  providerId: string;
+  endpointSlug: string;
+  credits: bigint;
+  balanceAfter: bigint;
+}
+
+/**
+ * Refunds a pending call in full and records its outcome, in one statement: the call row leaves
+ * `pending` (only once: a settled or already-refunded call is left alone and undefined is returned),
+ * the balance comes back, total spend drops, the daily counter drops when the call was made the same UTC
+ * day, and the `refund` entry is written under `refund:<callId>` (unique, so never twice).
+ */
+export async function refundCall(
+  ex: Executor,
+  r: CallResultRecord & { outcome: 'provider_error' | 'timeout'; reason: RefundReason },
+): Promise<RefundResult | undefined> {
+  const finished = r.finishedAt.toISOString();
+  const row = await one<{
+    account_id: string;
+    provider_id: string;
+    endpoint_slug: string;
+    price_credits: bigint;
+    balance_credits: bigint;
+  }>(
+    ex,
+    sql`WITH c AS (
+          UPDATE calls SET status = ${r.outcome}, refunded = true, refund_reason = ${r.reason},
+                 provider_status = ${r.providerStatus}, latency_ms = ${r.latencyMs}, finished_at = ${finished},
+                 response_status = ${r.responseStatus ?? null}, response_body = ${r.responseBody ?? null}
+          WHERE id = ${r.callId} AND status = 'pending'
+          RETURNING id, account_id, provider_id, endpoint_slug, price_credits,
+                    (created_at AT TIME ZONE 'utc')::date AS day
+        ), acct AS (
+          UPDATE accounts a SET
+            balance_credits = a.balance_credits + c.price_credits,
+            total_spent_credits = a.total_spent_credits - c.price_credits,
+            daily_spent_credits = CASE WHEN a.daily_spent_day = c.day
+                                       THEN greatest(a.daily_spent_credits - c.price_credits, 0)
+                                       ELSE a.daily_spent_credits END
+          FROM c WHERE a.id = c.account_id
+          RETURNING a.id, a.balance_credits
+        ), entry AS (
+          INSERT INTO ledger_entries (id, account_id, type, amount_credits, balance_after, description,
+                                      reference_type, reference_id, call_id, provider_id, endpoint_slug,
+                                      idempotency_key, created_at)
+          SELECT ${newId('txn')}, c.account_id, 'refund', c.price_credits, acct.balance_credits,
+                 ${`Refund (${r.reason})`}, 'call', c.id, c.id, c.provider_id, c.endpoint_slug,
+                 'refund:' || c.id, ${finished}
+          FROM c JOIN acct ON acct.id = c.account_id RETURNING 1
+        )
+        SELECT c.account_id, c.provider_id, c.endpoint_slug, c.price_credits, acct.balance_credits
+        FROM c JOIN acct ON acct.id = c.account_id`,
+  );
+  if (!row) return undefined;
+  return {
+    accountId: row.account_id,
+    providerId: row.provider_id,
+    endpointSlug: row.endpoint_slug,
+    credits: row.price_credits,
+    balanceAfter: row.balance_credits,
+  };
+}
+
+/**
+ * Settles charged calls (2xx/4xx) in one statement: outcome on the call rows still pending, and each
+ * account's `successful_payments` (trust tier) counts them. Calls that are no longer pending (refunded
+ * by the sweeper meanwhile) are not counted. Returns how many were settled.
+ */
+export async function settleChargedCalls(ex: Executor, records: CallResultRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
+  const values = sql.join(
+    records.map(
+      (r) =>
+        sql`(${r.callId}, ${r.outcome}, ${r.providerStatus}::int, ${r.latencyMs}::int, ${r.finishedAt.toISOString()}::timestamptz,
+             ${r.responseStatus ?? null}::int, ${r.responseBody ?? null}::text)`,
+    ),
+    sql`, `,
+  );
+  const row = await one<{ settled: bigint }>(
+    ex,
+    sql`WITH v (id, outcome, provider_status, latency_ms, finished_at, response_status, response_body) AS (
+          VALUES ${values}
+        ), settled AS (
+          UPDATE calls c SET status = v.outcome, provider_status = v.provider_status, latency_ms = v.latency_ms,
+                 finished_at = v.finished_at, response_status = v.response_status, response_body = v.response_body
+          FROM v WHERE c.id = v.id AND c.status = 'pending'
+          RETURNING c.account_id
+        ), per_account AS (
+          SELECT account_id, count(*) AS n FROM settled GROUP BY account_id
+        ), counted AS (
+          UPDATE accounts a SET successful_payments = a.successful_payments + p.n
+          FROM per_account p WHERE a.id = p.account_id RETURNING 1
+        )
+        SELECT count(*) AS settled FROM settled`,
+  );
+  return Number(row?.settled ?? 0);
+}
