@@ -1,4 +1,99 @@
+// POST /v1/discover (SPEC.md 4.1): free, no authentication, bare `{results, meta}` response.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../errors/catalogue.js';
+import { usdcNumberToCredits } from '../../lib/money.js';
+import type { DiscoveryFilters } from './ranking/filters.js';
+import { DISCOVER_LIMIT_DEFAULT, type DiscoverBody, discoverRouteSchema, HTTP_METHODS } from './schemas.js';
+import { DiscoveryService } from './service.js';
+import { discoveryItem } from './views.js';
 
-// Routes of the discovery module (to be filled in by its issue).
-export const discoveryRoutes: FastifyPluginAsyncTypebox = async () => {};
+interface ValidationItem {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Where a schema error points, as "filters.category", "limit" or "" for the body itself. */
+function errorPath(v: ValidationItem): string {
+  const base = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const extra = v.params?.additionalProperty ?? v.params?.missingProperty;
+  return typeof extra === 'string' ? (base ? `${base}.${extra}` : extra) : base;
+}
+
+/**
+ * Schema errors inside `filters` are SVC-DSC-002 (the route's validationErrorCode, rendered by the
+ * shared handler); anything else in the body (a bad limit, a non-string query, unknown fields) is
+ * SVC-VAL-001.
+ */
+function rejectInvalidBody(request: FastifyRequest): void {
+  const err = request.validationError as (Error & { validation?: ValidationItem[] }) | undefined;
+  if (!err) return;
+  const items = err.validation ?? [];
+  if (items.some((v) => errorPath(v) === 'filters' || errorPath(v).startsWith('filters.'))) throw err;
+  const errors = items.map((v) => ({
+    path: errorPath(v),
+    message: v.params?.additionalProperty ? 'is not allowed' : (v.message ?? 'is invalid'),
+  }));
+  const first = errors[0];
+  throw new AppError('SVC-VAL-001', first ? `${first.path || 'body'} ${first.message}` : undefined, {
+    errors,
+  });
+}
+
+function toFilters(body: DiscoverBody): DiscoveryFilters {
+  const f = body.filters ?? {};
+  const filters: DiscoveryFilters = {};
+  if (f.category !== undefined) filters.category = f.category;
+  if (f.tags !== undefined && f.tags.length > 0) filters.tags = f.tags;
+  if (f.max_price_per_call !== undefined) filters.maxPriceCredits = usdcNumberToCredits(f.max_price_per_call);
+  if (f.min_uptime_pct !== undefined) filters.minUptimePct = f.min_uptime_pct;
+  if (f.method !== undefined) {
+    const method = f.method.toUpperCase();
+    if (!(HTTP_METHODS as readonly string[]).includes(method)) {
+      throw new AppError('SVC-DSC-002', `filters.method must be one of ${HTTP_METHODS.join(', ')}`, {
+        errors: [{ path: 'filters.method', message: `must be one of ${HTTP_METHODS.join(', ')}` }],
+      });
+    }
+    filters.method = method;
+  }
+  return filters;
+}
+
+/** `Cache-Control: no-cache` (or no-store) counts only from an authenticated caller. */
+function wantsFresh(request: FastifyRequest): boolean {
+  if (request.caller.kind !== 'account') return false;
+  const cc = request.headers['cache-control'];
+  return typeof cc === 'string' && /(^|[\s,])no-(cache|store)\b/i.test(cc);
+}
+
+export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const service = new DiscoveryService(app.deps);
+
+  app.post(
+    '/v1/discover',
+    { schema: discoverRouteSchema, attachValidation: true, config: { validationErrorCode: 'SVC-DSC-002' } },
+    async (request) => {
+      const started = performance.now();
+      rejectInvalidBody(request);
+      const body = request.body;
+      const query = body.query?.trim() ? body.query.trim() : undefined;
+      const filters = toFilters(body);
+      if (query === undefined && Object.keys(filters).length === 0) throw new AppError('SVC-DSC-001');
+      const { results, total } = await service.discover({
+        query,
+        filters,
+        limit: body.limit ?? DISCOVER_LIMIT_DEFAULT,
+        fresh: wantsFresh(request),
+      });
+      return {
+        results: results.map(discoveryItem),
+        meta: {
+          request_id: request.id,
+          total_results: total,
+          query_time_ms: Math.round((performance.now() - started) * 100) / 100,
+        },
+      };
+    },
+  );
+};

@@ -1,0 +1,73 @@
+// Request and response schemas of POST /v1/discover (SPEC.md 4.1, 2.5).
+import { type Static, Type } from '@sinclair/typebox';
+import { ErrorShapeA } from '../../http/envelope.js';
+
+export const CATEGORIES = ['data_intelligence', 'ai_ml', 'communication', 'blockchain', 'utility'] as const;
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+export const DISCOVER_LIMIT_DEFAULT = 10;
+export const DISCOVER_LIMIT_MAX = 50;
+
+export const DiscoverFiltersSchema = Type.Object(
+  {
+    category: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...CATEGORIES] })),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20 })),
+    max_price_per_call: Type.Optional(Type.Number({ minimum: 0, description: 'USDC ceiling, inclusive' })),
+    min_uptime_pct: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'inclusive' })),
+    method: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'HTTP method, any case' })),
+  },
+  { additionalProperties: false },
+);
+
+export const DiscoverBodySchema = Type.Object(
+  {
+    query: Type.Optional(Type.String({ maxLength: 2000, description: 'natural-language description' })),
+    filters: Type.Optional(DiscoverFiltersSchema),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: DISCOVER_LIMIT_MAX, default: DISCOVER_LIMIT_DEFAULT }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type DiscoverBody = Static<typeof DiscoverBodySchema>;
+
+const OpenObject = Type.Object({}, { additionalProperties: true });
+
+export const DiscoverResultSchema = Type.Object({
+  provider_id: Type.String(),
+  provider_name: Type.String(),
+  endpoint_slug: Type.String(),
+  description: Type.String(),
+  category: Type.String(),
+  tags: Type.Array(Type.String()),
+  pricing: Type.Object({ model: Type.Literal('per_call'), price_per_call_usdc: Type.String() }),
+  quality: Type.Object({
+    uptime_pct: Type.Number(),
+    avg_latency_ms: Type.Number(),
+    error_rate_pct: Type.Number(),
+    total_calls: Type.Number(),
+  }),
+  endpoint: Type.Object({
+    method: Type.String(),
+    parameters: OpenObject,
+    request_schema: Type.Optional(OpenObject),
+    response_schema: Type.Optional(OpenObject),
+  }),
+  relevance_score: Type.Number({ minimum: 0, maximum: 1 }),
+});
+
+export const DiscoverResponseSchema = Type.Object({
+  results: Type.Array(DiscoverResultSchema),
+  meta: Type.Object({
+    request_id: Type.String(),
+    total_results: Type.Integer(),
+    query_time_ms: Type.Number(),
+  }),
+});
+
+export const discoverRouteSchema = {
+  tags: ['discovery'],
+  summary: 'Find endpoints by a natural-language query and/or filters',
+  body: DiscoverBodySchema,
+  response: { 200: DiscoverResponseSchema, 400: ErrorShapeA },
+};

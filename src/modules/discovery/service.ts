@@ -1,0 +1,170 @@
+// Discovery service: one in-memory index per instance, rebuilt when the catalogue changes (at once on
+// `catalog.changed` from this instance; within VERSION_CHECK_MS for changes made by other instances),
+// plus the caches of SPEC.md 8.4: matching results 5 minutes, quality metrics 1 minute.
+import type { AppDeps } from '../../deps.js';
+import { type DiscoveryFilters, passesFilters } from './ranking/filters.js';
+import { orderScore } from './ranking/order.js';
+import { type RelevanceHit, scoreQuery } from './ranking/query.js';
+import { buildSearchIndex, type SearchIndex } from './ranking/search-index.js';
+import {
+  type CatalogueEndpoint,
+  endpointKey,
+  NO_CALLS_QUALITY,
+  type QualityMetrics,
+} from './ranking/types.js';
+import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
+import { catalogueFingerprint, loadCatalogue, loadQuality } from './repo.js';
+
+export const MATCH_CACHE_TTL_MS = 5 * 60_000;
+export const QUALITY_CACHE_TTL_MS = 60_000;
+/** How often an instance asks the database whether another instance changed the catalogue. */
+export const VERSION_CHECK_MS = 5_000;
+const MATCH_CACHE_MAX_ENTRIES = 2_000;
+/** Matches below this relevance are noise (a faint likeness of meaning), not results. */
+export const RELEVANCE_FLOOR = 0.12;
+
+export interface DiscoverRequest {
+  query: string | undefined;
+  filters: DiscoveryFilters;
+  limit: number;
+  /** Skip every cache (an authenticated caller sent Cache-Control: no-cache). */
+  fresh: boolean;
+}
+
+export interface DiscoveredEndpoint {
+  endpoint: CatalogueEndpoint;
+  quality: QualityMetrics;
+  relevance: number;
+}
+
+interface Snapshot {
+  index: SearchIndex;
+  fingerprint: string;
+  generation: number;
+}
+
+let sharedVectors: WordVectors | undefined;
+/** The word vectors are read-only and a few MB: load them once per process. */
+export function wordVectors(): WordVectors {
+  sharedVectors ??= loadWordVectors();
+  return sharedVectors;
+}
+
+export class DiscoveryService {
+  private snapshot: Snapshot | undefined;
+  private rebuilding: Promise<Snapshot> | undefined;
+  private stale = true;
+  private generation = 0;
+  private lastVersionCheck = -Infinity;
+  private quality: { byKey: Map<string, QualityMetrics>; loadedAt: number } | undefined;
+  private matches = new Map<string, { hits: RelevanceHit[]; generation: number; at: number }>();
+
+  constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'events'>) {
+    deps.events.on('catalog.changed', () => this.invalidate());
+  }
+
+  /** Forget the index and cached matches; the next request rebuilds from the database. */
+  invalidate() {
+    this.stale = true;
+    this.matches.clear();
+  }
+
+  private now() {
+    return this.deps.clock.now().getTime();
+  }
+
+  private async rebuild(): Promise<Snapshot> {
+    this.stale = false;
+    const fingerprint = await catalogueFingerprint(this.deps.db.orm);
+    const endpoints = await loadCatalogue(this.deps.db.orm);
+    const index = buildSearchIndex(endpoints, wordVectors());
+    this.generation += 1;
+    this.matches.clear();
+    this.lastVersionCheck = this.now();
+    this.snapshot = { index, fingerprint, generation: this.generation };
+    return this.snapshot;
+  }
+
+  /** The current index; rebuilt when stale, and checked against the database every few seconds. */
+  async currentIndex(forceCheck = false): Promise<Snapshot> {
+    if (
+      !this.stale &&
+      this.snapshot &&
+      (forceCheck || this.now() - this.lastVersionCheck >= VERSION_CHECK_MS)
+    ) {
+      this.lastVersionCheck = this.now();
+      const fingerprint = await catalogueFingerprint(this.deps.db.orm);
+      if (fingerprint !== this.snapshot.fingerprint) this.invalidate();
+    }
+    if (this.stale || !this.snapshot) {
+      // One rebuild at a time; a change arriving during a rebuild marks it stale again.
+      this.rebuilding ??= this.rebuild().finally(() => {
+        this.rebuilding = undefined;
+      });
+      return this.rebuilding;
+    }
+    return this.snapshot;
+  }
+
+  private async qualityMetrics(fresh: boolean): Promise<Map<string, QualityMetrics>> {
+    if (fresh || !this.quality || this.now() - this.quality.loadedAt >= QUALITY_CACHE_TTL_MS) {
+      this.quality = { byKey: await loadQuality(this.deps.db.orm), loadedAt: this.now() };
+    }
+    return this.quality.byKey;
+  }
+
+  private matchesFor(snapshot: Snapshot, query: string, fresh: boolean): RelevanceHit[] {
+    const key = query.trim().toLowerCase().replace(/\s+/g, ' ');
+    const cached = this.matches.get(key);
+    if (
+      !fresh &&
+      cached &&
+      cached.generation === snapshot.generation &&
+      this.now() - cached.at < MATCH_CACHE_TTL_MS
+    ) {
+      return cached.hits;
+    }
+    const hits = scoreQuery(snapshot.index, key).filter((h) => h.relevance >= RELEVANCE_FLOOR);
+    this.matches.delete(key);
+    if (this.matches.size >= MATCH_CACHE_MAX_ENTRIES) {
+      const oldest = this.matches.keys().next().value;
+      if (oldest !== undefined) this.matches.delete(oldest);
+    }
+    this.matches.set(key, { hits, generation: snapshot.generation, at: this.now() });
+    return hits;
+  }
+
+  /** Ranked endpoints for a query and/or filters: the page asked for and the number of all matches. */
+  async discover(req: DiscoverRequest): Promise<{ results: DiscoveredEndpoint[]; total: number }> {
+    const snapshot = await this.currentIndex(req.fresh);
+    const qualityByKey = await this.qualityMetrics(req.fresh);
+    const { endpoints } = snapshot.index;
+    const candidates: Array<{ i: number; relevance: number | undefined }> = req.query
+      ? this.matchesFor(snapshot, req.query, req.fresh).map((h) => ({ i: h.index, relevance: h.relevance }))
+      : endpoints.map((_, i) => ({ i, relevance: undefined }));
+
+    const ranked: Array<DiscoveredEndpoint & { score: number }> = [];
+    for (const c of candidates) {
+      const endpoint = endpoints[c.i] as CatalogueEndpoint;
+      const quality = qualityByKey.get(endpointKey(endpoint.providerId, endpoint.slug)) ?? NO_CALLS_QUALITY;
+      if (!passesFilters(endpoint, quality, req.filters)) continue;
+      const score = orderScore(c.relevance, quality, endpoint.priceCredits);
+      // Filters alone: every endpoint passing them answers the request fully.
+      ranked.push({ endpoint, quality, relevance: c.relevance ?? 1, score });
+    }
+    ranked.sort(
+      (a, b) =>
+        b.score - a.score ||
+        (a.endpoint.priceCredits < b.endpoint.priceCredits
+          ? -1
+          : a.endpoint.priceCredits > b.endpoint.priceCredits
+            ? 1
+            : 0) ||
+        b.quality.totalCalls - a.quality.totalCalls ||
+        endpointKey(a.endpoint.providerId, a.endpoint.slug).localeCompare(
+          endpointKey(b.endpoint.providerId, b.endpoint.slug),
+        ),
+    );
+    return { results: ranked.slice(0, req.limit), total: ranked.length };
+  }
+}
