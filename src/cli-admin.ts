@@ -1,6 +1,6 @@
 // Admin sub-commands of the CLI. Each calls the same service function as the matching admin API route.
 import type { AppDeps } from './deps.js';
-import { createAccountWithKey } from './modules/auth/accounts.js';
+import { changeAccountStatus, createAccountWithKey } from './modules/auth/accounts.js';
 
 export interface AdminCommand {
   name: string;
@@ -23,5 +23,19 @@ export const adminCommands: AdminCommand[] = [
     summary: 'create an account with a first API key',
     options: { email: { type: 'string' }, name: { type: 'string' } },
     run: (deps, args) => createAccountWithKey(deps.db, required(args, 'email'), args.name),
+  },
+  {
+    name: 'suspend-account',
+    usage: 'suspend-account --account ACC_ID [--reason R]',
+    summary: 'suspend an account (403 on its every call at once; e-mails the owner)',
+    options: { account: { type: 'string' }, reason: { type: 'string' } },
+    run: (deps, args) => changeAccountStatus(deps, required(args, 'account'), 'suspended', args.reason),
+  },
+  {
+    name: 'reinstate-account',
+    usage: 'reinstate-account --account ACC_ID [--reason R]',
+    summary: 'reinstate a suspended account',
+    options: { account: { type: 'string' }, reason: { type: 'string' } },
+    run: (deps, args) => changeAccountStatus(deps, required(args, 'account'), 'active', args.reason),
   },
 ];

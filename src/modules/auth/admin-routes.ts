@@ -2,8 +2,8 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { envelope } from '../../http/envelope.js';
-import { createAccountWithKey } from './accounts.js';
+import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
+import { changeAccountStatus, createAccountWithKey } from './accounts.js';
 
 const CreateAccountBody = Type.Object(
   {
@@ -12,6 +12,13 @@ const CreateAccountBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const StatusBody = Type.Object(
+  { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })) },
+  { additionalProperties: false },
+);
+const AccountParams = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 100 }) });
+const StatusChange = Type.Object({ account_id: Type.String(), status: Type.String() });
 
 export const authAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -22,4 +29,33 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.status(201).send(envelope(request, created));
     },
   );
+
+  for (const [action, target] of [
+    ['suspend', 'suspended'],
+    ['reinstate', 'active'],
+  ] as const) {
+    app.post(
+      `/v1/admin/accounts/:accountId/${action}`,
+      {
+        schema: {
+          tags: ['admin'],
+          summary:
+            action === 'suspend'
+              ? 'Suspend an account: 403 SVC-AUTH-004 on its every call, at once; e-mails the owner'
+              : 'Reinstate a suspended account',
+          params: AccountParams,
+          // The body is optional: `{}` or no body at all.
+          body: Type.Optional(StatusBody),
+          response: { 200: Envelope(StatusChange), 404: ErrorShapeA, 409: ErrorShapeA },
+        },
+        // Admin check before validation: without the token, nothing about the request is answered.
+        preValidation: app.requireAdmin,
+      },
+      async (request) =>
+        envelope(
+          request,
+          await changeAccountStatus(app.deps, request.params.accountId, target, request.body?.reason),
+        ),
+    );
+  }
 };

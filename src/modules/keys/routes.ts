@@ -1,4 +1,126 @@
+// API key management (SPEC.md 4.5): any authenticated caller (API key, session or wallet signature)
+// manages its own account's keys. Envelope responses (DESIGN.md section 5).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { decodeCursor, encodeCursor } from '../../http/cursor.js';
+import {
+  CursorPagination,
+  Envelope,
+  ErrorShapeA,
+  envelope,
+  envelopeWithPagination,
+  MetaSchema,
+} from '../../http/envelope.js';
+import { accountOf, requireAccount } from '../auth/guards.js';
+import { createApiKey, listApiKeys, revokeApiKey } from './service.js';
 
-// Routes of the keys module (to be filled in by its issue).
-export const keysRoutes: FastifyPluginAsyncTypebox = async () => {};
+const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
+
+const KeyView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String(),
+  created_at: Type.String(),
+  last_used_at: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+  revoked_at: Type.Union([Type.String(), Type.Null()]),
+});
+const CreatedKey = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  key: Type.String({ description: 'The full key: shown only in this response' }),
+  prefix: Type.String(),
+  created_at: Type.String(),
+});
+const RevokedKey = Type.Object({
+  id: Type.String(),
+  status: Type.Literal('revoked'),
+  revoked_at: Type.String(),
+});
+
+const ListQuery = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 100 }),
+    cursor: Type.Optional(Type.String({ maxLength: 200 })),
+  },
+  { additionalProperties: false },
+);
+const CreateBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: false },
+);
+const KeyParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { deps } = app;
+  // preValidation: an unauthenticated request learns 401 before anything about its body.
+  const guard = { preValidation: requireAccount };
+  const errors = { 401: ErrorShapeA, 403: ErrorShapeA };
+
+  app.get(
+    '/v1/keys',
+    {
+      schema: {
+        tags: ['keys'],
+        security,
+        summary: "The account's API keys, newest first (never the secret)",
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({ data: Type.Array(KeyView), pagination: CursorPagination, meta: MetaSchema }),
+          ...errors,
+        },
+      },
+      ...guard,
+    },
+    async (request) => {
+      const { accountId } = accountOf(request);
+      const after = request.query.cursor ? String(decodeCursor(request.query.cursor, 1)[0]) : undefined;
+      const page = await listApiKeys(deps.db.orm, accountId, { limit: request.query.limit, after });
+      const last = page.keys[page.keys.length - 1];
+      return envelopeWithPagination(request, page.keys, {
+        has_more: page.hasMore,
+        next_cursor: page.hasMore && last ? encodeCursor([last.id]) : null,
+      });
+    },
+  );
+
+  app.post(
+    '/v1/keys',
+    {
+      schema: {
+        tags: ['keys'],
+        security,
+        summary: 'Create an API key (the full key is returned only here)',
+        body: CreateBody,
+        response: { 201: Envelope(CreatedKey), ...errors },
+      },
+      ...guard,
+    },
+    async (request, reply) => {
+      const created = await createApiKey(deps.db.orm, accountOf(request).accountId, request.body.name);
+      return reply.status(201).send(envelope(request, created));
+    },
+  );
+
+  app.delete(
+    '/v1/keys/:keyId',
+    {
+      schema: {
+        tags: ['keys'],
+        security,
+        summary: 'Revoke an API key: immediate and permanent',
+        params: KeyParams,
+        response: { 200: Envelope(RevokedKey), 400: ErrorShapeA, 404: ErrorShapeA, ...errors },
+      },
+      ...guard,
+    },
+    async (request) => {
+      const caller = accountOf(request);
+      const revoked = await revokeApiKey(deps.db.orm, caller.accountId, request.params.keyId, {
+        keyInUse: caller.keyId,
+        now: deps.clock.now(),
+      });
+      return envelope(request, revoked);
+    },
+  );
+};
