@@ -146,6 +146,13 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  // An external identity provider is trusted only for its own issuer and our audience: all three or none.
+  const idpVars = ['SVC_AUTH_JWKS_URL', 'SVC_AUTH_ISSUER', 'SVC_AUTH_AUDIENCE'];
+  const idpSet = idpVars.filter((name) => str(env, name) !== undefined);
+  if (idpSet.length > 0 && idpSet.length < idpVars.length) {
+    throw new ConfigError(`${idpVars.join(', ')} must be set together (only ${idpSet.join(', ')} set)`);
+  }
+
   const production = svcEnv === 'production';
   return {
     port,
