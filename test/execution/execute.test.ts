@@ -95,7 +95,7 @@ describe('POST /v1/execute/:providerId/:endpointSlug', () => {
       providerId,
       'echo',
       { text: 'secret stuff' },
-      { 'x-svc-wallet': '0x1111111111111111111111111111111111111111', 'x-svc-nonce': 'n', cookie: 'a=b' },
+      { 'x-svc-wallet': '0x1111111111111111111111111111111111111111', 'x-svc-trace': 'n', cookie: 'a=b' },
     );
     expect(res.statusCode).toBe(200);
     const seen = server.received.at(-1);
