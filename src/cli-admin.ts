@@ -1,6 +1,7 @@
 // Admin sub-commands of the CLI. Each calls the same service function as the matching admin API route.
 import type { AppDeps } from './deps.js';
 import { changeAccountStatus, createAccountWithKey } from './modules/auth/accounts.js';
+import { createCoupon } from './modules/billing/coupons.js';
 
 export interface AdminCommand {
   name: string;
@@ -37,5 +38,25 @@ export const adminCommands: AdminCommand[] = [
     summary: 'reinstate a suspended account',
     options: { account: { type: 'string' }, reason: { type: 'string' } },
     run: (deps, args) => changeAccountStatus(deps, required(args, 'account'), 'active', args.reason),
+  },
+  {
+    name: 'create-coupon',
+    usage: 'create-coupon --code C --credits-usdc N --description D [--expires-at T] [--max-redemptions N]',
+    summary: 'create a coupon (codes are case-insensitive)',
+    options: {
+      code: { type: 'string' },
+      'credits-usdc': { type: 'string' },
+      description: { type: 'string' },
+      'expires-at': { type: 'string' },
+      'max-redemptions': { type: 'string' },
+    },
+    run: (deps, args) =>
+      createCoupon(deps, {
+        code: required(args, 'code'),
+        credits_usdc: required(args, 'credits-usdc'),
+        description: required(args, 'description'),
+        expires_at: args['expires-at'],
+        max_redemptions: args['max-redemptions'] === undefined ? undefined : Number(args['max-redemptions']),
+      }),
   },
 ];

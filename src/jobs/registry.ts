@@ -1,4 +1,5 @@
 // Every background job of the service, started by src/server.ts. Modules add theirs here.
+import { expirePaymentsJob } from '../modules/billing/jobs.js';
 import { refreshEndpointStatsJob } from '../modules/execution/stats.js';
 import { sweepAbandonedCallsJob } from '../modules/execution/sweeper.js';
 import { notificationJobs } from '../modules/notifications/jobs.js';
@@ -8,4 +9,5 @@ export const backgroundJobs: BackgroundJob[] = [
   sweepAbandonedCallsJob,
   refreshEndpointStatsJob,
   ...notificationJobs,
+  expirePaymentsJob,
 ];

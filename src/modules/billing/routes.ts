@@ -1,4 +1,167 @@
+// Routes of the billing module (SPEC.md 4.4, DESIGN.md 7-8). Every /v1/billing/* route takes an API key
+// or a session token of the account (DESIGN.md 3) and answers bare objects; the caller is checked in
+// onRequest so a missing credential is a 401 before any validation.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../../errors/catalogue.js';
+import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
+import { accountOf, requireAccount } from '../auth/guards.js';
+import { getBalance, listTransactions } from './account-views.js';
+import { checkoutPageRoutes } from './checkout-routes.js';
+import { updateAlerts, updateLimits } from './controls.js';
+import { createCoupon, redeemCoupon } from './coupons.js';
+import { invalid } from './dates.js';
+import { createCheckout, listPayments, MAX_CHECKOUT_CENTS, MIN_CHECKOUT_CENTS } from './payments.js';
+import { createProcessor } from './processors.js';
+import * as S from './schemas.js';
+import { stripeWebhookRoutes } from './stripe-webhook.js';
+import { usageByDay, usageByProvider, usageCsvStream, usageRange } from './usage.js';
 
-// Routes of the billing module (to be filled in by its issue).
-export const billingRoutes: FastifyPluginAsyncTypebox = async () => {};
+const tags = ['billing'];
+const security: { [label: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
+const errors = { 400: ErrorShapeA, 401: ErrorShapeA, 403: ErrorShapeA };
+
+function assertHttpUrl(value: string, path: string) {
+  let ok = false;
+  try {
+    const u = new URL(value);
+    ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw invalid(path, 'must be an http(s) URL');
+}
+
+export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { deps } = app;
+  // Chosen once at start: Stripe when keys are configured, the local checkout page otherwise.
+  const processor = createProcessor(deps.config);
+
+  await app.register(stripeWebhookRoutes(processor));
+  await app.register(checkoutPageRoutes(processor.kind === 'local'));
+
+  app.post(
+    '/v1/billing/checkout',
+    {
+      onRequest: requireAccount,
+      schema: { tags, security, body: S.CheckoutBody, response: { 200: S.CheckoutSession, ...errors } },
+    },
+    async (request) => {
+      const { accountId } = accountOf(request);
+      const { amountUsdCents, successUrl, cancelUrl } = request.body;
+      assertHttpUrl(successUrl, 'successUrl');
+      assertHttpUrl(cancelUrl, 'cancelUrl');
+      if (amountUsdCents < MIN_CHECKOUT_CENTS) {
+        throw new AppError('SVC-BILLING-001', undefined, { min_usd_cents: MIN_CHECKOUT_CENTS });
+      }
+      if (amountUsdCents > MAX_CHECKOUT_CENTS) {
+        throw new AppError('SVC-BILLING-002', undefined, { max_usd_cents: MAX_CHECKOUT_CENTS });
+      }
+      return createCheckout(deps, processor, accountId, request.body);
+    },
+  );
+
+  app.get(
+    '/v1/billing/payments',
+    {
+      onRequest: requireAccount,
+      schema: { tags, security, querystring: S.PageQuery, response: { 200: S.PaymentList, ...errors } },
+    },
+    async (request) =>
+      listPayments(deps, accountOf(request).accountId, request.query.page, request.query.limit),
+  );
+
+  app.get(
+    '/v1/billing/balance',
+    { onRequest: requireAccount, schema: { tags, security, response: { 200: S.Balance, ...errors } } },
+    async (request) => getBalance(deps, accountOf(request).accountId),
+  );
+
+  app.get(
+    '/v1/billing/transactions',
+    {
+      onRequest: requireAccount,
+      schema: {
+        tags,
+        security,
+        querystring: S.TransactionsQuery,
+        response: { 200: S.TransactionList, ...errors },
+      },
+    },
+    async (request) => listTransactions(deps, accountOf(request).accountId, request.query),
+  );
+
+  app.get(
+    '/v1/billing/usage',
+    {
+      onRequest: requireAccount,
+      schema: { tags, security, querystring: S.UsageQuery, response: { 200: S.UsageReport, ...errors } },
+    },
+    async (request) => {
+      const { accountId } = accountOf(request);
+      const range = usageRange(deps.clock.now(), request.query.from, request.query.to);
+      return request.query.groupBy === 'provider'
+        ? usageByProvider(deps, accountId, range)
+        : usageByDay(deps, accountId, range);
+    },
+  );
+
+  app.get(
+    '/v1/billing/usage/export',
+    {
+      onRequest: requireAccount,
+      schema: {
+        tags,
+        security,
+        querystring: S.ExportQuery,
+        produces: ['text/csv'],
+        response: { 200: { type: 'string', description: 'text/csv, RFC 4180' }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { accountId } = accountOf(request);
+      const range = usageRange(deps.clock.now(), request.query.from, request.query.to);
+      const name = `usage-${range.from.toISOString().slice(0, 10)}-${range.to.toISOString().slice(0, 10)}.csv`;
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(usageCsvStream(deps, accountId, range));
+    },
+  );
+
+  app.put(
+    '/v1/billing/limits',
+    {
+      onRequest: requireAccount,
+      schema: { tags, security, body: S.LimitsBody, response: { 200: S.Limits, ...errors } },
+    },
+    async (request) => updateLimits(deps, accountOf(request).accountId, request.body),
+  );
+
+  app.put(
+    '/v1/billing/alerts',
+    {
+      onRequest: requireAccount,
+      schema: { tags, security, body: S.AlertsBody, response: { 200: S.Alerts, ...errors } },
+    },
+    async (request) => updateAlerts(deps, accountOf(request).accountId, request.body),
+  );
+
+  app.post(
+    '/v1/billing/coupons/redeem',
+    {
+      onRequest: requireAccount,
+      schema: { tags, security, body: S.RedeemBody, response: { 200: S.Redemption, ...errors } },
+    },
+    async (request) => redeemCoupon(deps, accountOf(request).accountId, request.body.code),
+  );
+
+  app.post(
+    '/v1/admin/coupons',
+    {
+      onRequest: app.requireAdmin,
+      schema: { tags: ['admin'], body: S.CreateCouponBody, response: { 201: Envelope(S.Coupon) } },
+    },
+    async (request, reply) =>
+      reply.status(201).send(envelope(request, await createCoupon(deps, request.body))),
+  );
+};
