@@ -1,7 +1,9 @@
 // Who a request is counted against: IP (with and without a trusted proxy), unsigned wallet claims, accounts.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { invalidateTrustTier } from '../../src/modules/ratelimit/trust-tier.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { probe, rateHeaders, statuses } from './helpers.js';
+import { probe, rateHeaders, sleep, statuses } from './helpers.js';
 
 const WALLET = `0x${'ab'.repeat(20)}`;
 
@@ -12,8 +14,13 @@ describe('wallet-identified and authenticated callers', () => {
       env: {
         SVC_RATE_LIMIT_ANONYMOUS: '2',
         SVC_RATE_LIMIT_WALLET_NEW: '4',
-        SVC_RATE_LIMIT_WALLET_PER_IP: '6',
+        SVC_RATE_LIMIT_WALLET_ESTABLISHED: '7',
+        SVC_RATE_LIMIT_WALLET_TRUSTED: '9',
+        SVC_RATE_LIMIT_WALLET_PER_IP: '12',
         SVC_RATE_LIMIT_ACCOUNT: '5',
+        SVC_TRUST_ESTABLISHED_PAYMENTS: '2',
+        SVC_TRUST_TRUSTED_PAYMENTS: '4',
+        SVC_TRUST_TIER_CACHE_SECONDS: '1',
       },
     });
   });
@@ -49,8 +56,8 @@ describe('wallet-identified and authenticated callers', () => {
         remoteAddress: '10.5.0.3',
         headers: { 'x-svc-wallet': `0x${String(++n).padStart(40, '0')}` },
       });
-    const codes = await statuses(7, rotate);
-    expect(codes).toEqual([404, 404, 404, 404, 404, 404, 429]);
+    const codes = await statuses(13, rotate);
+    expect(codes).toEqual([...Array(12).fill(404), 429]);
   });
 
   it('counts an API key caller per account, whatever its IP', async () => {
@@ -70,5 +77,65 @@ describe('wallet-identified and authenticated callers', () => {
     // Bearer form of the same key: same account, same budget.
     const bearer = await probe(t, { headers: { authorization: `Bearer ${apiKey}` } });
     expect(bearer.statusCode).toBe(429);
+  });
+
+  it('promotes a wallet and its account through the trust tiers as payments succeed', async () => {
+    const { accountId, apiKey } = await t.createAccount();
+    const wallet = `0x${'ef'.repeat(20)}`;
+    // Fixtures on the counter column: settled paid calls and confirmed deposits raise it in production.
+    const setPayments = (n: number) =>
+      t.deps.db.orm.execute(sql`UPDATE accounts SET successful_payments = ${n} WHERE id = ${accountId}`);
+    await t.deps.db.orm.execute(sql`UPDATE accounts SET wallet_address = ${wallet} WHERE id = ${accountId}`);
+    const byWallet = () => probe(t, { remoteAddress: '10.7.0.1', headers: { 'x-svc-wallet': wallet } });
+    const byKey = () => probe(t, { headers: { 'x-svc-api-key': apiKey } });
+
+    await setPayments(1);
+    expect(rateHeaders(await byWallet())).toMatchObject({ limit: 4, remaining: 3 });
+    // Authenticated: the larger of the account limit (5) and its trust-tier limit (new: 4).
+    expect(rateHeaders(await byKey())).toMatchObject({ limit: 5, remaining: 4 });
+
+    // The module that raises the counter tells the limiter; the next request has the new limit and the
+    // requests already made in the window still count.
+    await setPayments(2);
+    invalidateTrustTier(accountId);
+    expect(rateHeaders(await byWallet())).toMatchObject({ limit: 7, remaining: 5 });
+    expect(rateHeaders(await byKey())).toMatchObject({ limit: 7, remaining: 5 });
+
+    // The new counter value can be handed over directly (no re-read).
+    invalidateTrustTier(accountId, 4n);
+    expect(rateHeaders(await byWallet())).toMatchObject({ limit: 9, remaining: 6 });
+    expect(rateHeaders(await byKey())).toMatchObject({ limit: 9, remaining: 6 });
+  });
+
+  it('picks up a raised counter without invalidation within SVC_TRUST_TIER_CACHE_SECONDS', async () => {
+    const { accountId, apiKey } = await t.createAccount();
+    const byKey = () => probe(t, { headers: { 'x-svc-api-key': apiKey } });
+    expect(rateHeaders(await byKey())).toMatchObject({ limit: 5 });
+    await t.deps.db.orm.execute(sql`UPDATE accounts SET successful_payments = 1000 WHERE id = ${accountId}`);
+    await sleep(1100);
+    expect(rateHeaders(await byKey())).toMatchObject({ limit: 9, remaining: 7 });
+  });
+
+  it('reports the trust tier and the identity limit in /v1/auth/status without counting twice', async (ctx) => {
+    if (!t.app.hasRoute({ method: 'GET', url: '/v1/auth/status' })) {
+      ctx.skip('GET /v1/auth/status is not registered yet (auth module)');
+    }
+    const { accountId, apiKey } = await t.createAccount();
+    await t.deps.db.orm.execute(sql`UPDATE accounts SET successful_payments = 2 WHERE id = ${accountId}`);
+    invalidateTrustTier(accountId);
+    const first = await probe(t, { headers: { 'x-svc-api-key': apiKey } });
+    const status = await t.inject({
+      method: 'GET',
+      url: '/v1/auth/status',
+      headers: { 'x-svc-api-key': apiKey },
+    });
+    expect(status.statusCode).toBe(200);
+    const data = status.json().data;
+    expect(data.trust_tier).toBe('established');
+    expect(data.rate_limit).toEqual({ limit: 7, remaining: 5, reset: rateHeaders(first).reset });
+    expect(rateHeaders(status)).toMatchObject({ limit: 7, remaining: 5 });
+
+    const anonymous = await t.inject({ method: 'GET', url: '/v1/auth/status', remoteAddress: '10.7.0.9' });
+    expect(anonymous.json().data).toMatchObject({ trust_tier: null, rate_limit: { limit: 2, remaining: 1 } });
   });
 });
