@@ -54,8 +54,12 @@ export function decodeStripeForm(body: string): Json {
     const parts = key.split(/\[|\]\[|\]/).filter((p) => p !== '');
     let node: Json = root;
     parts.forEach((part, i) => {
-      if (i === parts.length - 1) node[part] = value;
-      else node = (node[part] ??= {}) as Json;
+      if (i === parts.length - 1) {
+        node[part] = value;
+        return;
+      }
+      if (node[part] === undefined) node[part] = {};
+      node = node[part] as Json;
     });
   }
   return root;
