@@ -137,7 +137,7 @@ describe('GET /v1/providers', () => {
       { ids: ['p-05'], hasMore: false },
     ]);
     const none = await get(
-      '/v1/providers?category=ai_ml&cursor=' + Buffer.from('["p-01"]').toString('base64url'),
+      `/v1/providers?category=ai_ml&cursor=${Buffer.from('["p-01"]').toString('base64url')}`,
     );
     expect(none.json()).toMatchObject({ data: [], pagination: { has_more: false, next_cursor: null } });
   });
