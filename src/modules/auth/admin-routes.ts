@@ -44,17 +44,22 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
               ? 'Suspend an account: 403 SVC-AUTH-004 on its every call, at once; e-mails the owner'
               : 'Reinstate a suspended account',
           params: AccountParams,
-          // The body is optional: `{}` or no body at all.
-          body: Type.Optional(StatusBody),
+          body: StatusBody,
           response: { 200: Envelope(StatusChange), 404: ErrorShapeA, 409: ErrorShapeA },
         },
         // Admin check before validation: without the token, nothing about the request is answered.
-        preValidation: app.requireAdmin,
+        // The body is optional: no body at all counts as `{}`.
+        preValidation: [
+          app.requireAdmin,
+          async (request) => {
+            if (request.body === undefined) request.body = {};
+          },
+        ],
       },
       async (request) =>
         envelope(
           request,
-          await changeAccountStatus(app.deps, request.params.accountId, target, request.body?.reason),
+          await changeAccountStatus(app.deps, request.params.accountId, target, request.body.reason),
         ),
     );
   }
