@@ -1,17 +1,14 @@
-// The per-event notifications over real SMTP: recipients, subjects and content, preference switches,
-// defaults, cooldowns (service clock) and wallet-only accounts.
+// The per-event notifications over real SMTP, driven through the real HTTP paths (local checkout, execute
+// against a local provider, billing limits and alerts, admin suspend, e-mail login): recipients, subjects
+// and content, preference switches and defaults, cooldowns on the service clock, wallet-only accounts.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { one } from '../../src/db/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { deliverDueEmails } from '../../src/modules/notifications/delivery.js';
-import { enqueueEmail } from '../../src/modules/notifications/outbox.js';
-import {
-  onAccountSuspended,
-  onDailyLimitReached,
-  onPaymentCompleted,
-} from '../../src/modules/notifications/triggers.js';
+import { onAccountSuspended, onDailyLimitReached } from '../../src/modules/notifications/triggers.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { credit, debit, paidCall, setPrefs, setThreshold } from './fixtures.js';
+import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
 import { type ReceivedMail, TestSmtpServer } from './smtp.js';
 
 const PUBLIC_URL = 'https://svc.example.test';
@@ -20,44 +17,100 @@ const HOUR = 60 * 60_000;
 
 let t: TestApp;
 let smtp: TestSmtpServer;
+let provider: ProviderServer;
+const providerId = 'notify-test-provider';
 const clock = new ManualClock(new Date());
 
 beforeAll(async () => {
   smtp = await new TestSmtpServer().start();
+  provider = await startProviderServer({ record: false });
   t = await createTestApp({
     clock,
-    env: { SMTP_URL: smtp.url, SVC_PUBLIC_URL: PUBLIC_URL, MAIL_FROM: FROM },
+    env: {
+      SMTP_URL: smtp.url,
+      SVC_PUBLIC_URL: PUBLIC_URL,
+      MAIL_FROM: FROM,
+      SVC_RATE_LIMIT_MULTIPLIER: '1000',
+    },
   });
+  const endpoint = (slug: string, price: string) => ({
+    slug,
+    method: 'POST',
+    path: `/${slug}`,
+    description: `Endpoint ${slug}`,
+    parameters: {},
+    pricing: { model: 'per_call', price_per_call_usdc: price },
+    timeout_ms: 2_000,
+  });
+  const res = await t.admin('POST', '/v1/admin/providers', {
+    provider_id: providerId,
+    name: 'Notify Test Provider',
+    description: 'Local provider for the notification tests',
+    category: 'utility',
+    base_url: provider.url,
+    endpoints: [endpoint('echo', '1'), endpoint('fail', '0.5')],
+  });
+  expect(res.statusCode).toBe(201);
 });
 afterAll(async () => {
   await t?.close();
+  await provider?.close();
   await smtp?.stop();
 });
-beforeEach(() => {
-  clock.set(new Date());
-});
+beforeEach(() => clock.set(new Date()));
 
-/** Runs the delivery job and returns what the account's address received in this run. */
+interface Account {
+  accountId: string;
+  apiKey: string;
+  email: string;
+}
+
+async function account(): Promise<Account> {
+  const a = await t.createAccount();
+  const row = await one<{ email: string }>(
+    t.deps.db.orm,
+    sql`SELECT email FROM accounts WHERE id = ${a.accountId}`,
+  );
+  return { ...a, email: row?.email as string };
+}
+
+const as = (a: Account, method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) =>
+  t.inject({ method, url, headers: { 'x-svc-api-key': a.apiKey }, ...(payload ? { payload } : {}) });
+
+async function fund(a: Account, usdc: string) {
+  const res = await t.admin('POST', `/v1/admin/accounts/${a.accountId}/credits`, {
+    amount_usdc: usdc,
+    description: 'test funding',
+  });
+  expect(res.statusCode).toBe(201);
+}
+
+async function alerts(a: Account, body: object) {
+  const res = await as(a, 'PUT', '/v1/billing/alerts', body);
+  expect(res.statusCode).toBe(200);
+}
+
+/** One paid call; `echo` costs 1 USDC and succeeds, `fail` costs 0.5 USDC and is refunded (HTTP 500). */
+const execute = (a: Account, slug: 'echo' | 'fail') => as(a, 'POST', `/v1/execute/${providerId}/${slug}`, {});
+
+/** Runs the delivery job and returns what the address received in this run. */
 async function deliveredTo(email: string): Promise<ReceivedMail[]> {
   const before = smtp.to(email).length;
   await deliverDueEmails(t.deps);
   return smtp.to(email).slice(before);
 }
 
-async function account() {
-  const a = await t.createAccount();
-  const row = await t.deps.db.orm.execute(sql`SELECT email FROM accounts WHERE id = ${a.accountId}`);
-  const email = (row as unknown as { rows: { email: string }[] }).rows[0]?.email as string;
-  return { ...a, email };
-}
+const subjects = async (email: string) => (await deliveredTo(email)).map((m) => m.subject);
 
-function expectWellFormed(mail: ReceivedMail) {
-  expect(mail.headers.from).toBe('Svc Alerts <alerts@svc.example.test>');
-  expect(mail.envelopeFrom).toBe('alerts@svc.example.test');
-  expect(mail.text.length).toBeGreaterThan(0);
-  expect(mail.html).toMatch(/^<!doctype html>/);
-  // Every link points at the public URL.
-  for (const href of mail.html.matchAll(/href="([^"]+)"/g)) {
+function expectWellFormed(mail: ReceivedMail | undefined, to: string) {
+  expect(mail?.envelopeTo).toEqual([to]);
+  expect(mail?.headers.to).toBe(to);
+  expect(mail?.headers.from).toBe(FROM);
+  expect(mail?.envelopeFrom).toBe('alerts@svc.example.test');
+  expect(mail?.headers['content-type']).toMatch(/^multipart\/alternative/);
+  expect(mail?.text.length).toBeGreaterThan(0);
+  expect(mail?.html).toMatch(/^<!doctype html>/);
+  for (const href of mail?.html.matchAll(/href="([^"]+)"/g) ?? []) {
     expect(href[1]).toMatch(/^https:\/\/svc\.example\.test(\/|$)/);
   }
 }
@@ -69,172 +122,173 @@ function fact(mail: ReceivedMail | undefined, label: string): string | undefined
 }
 
 describe('payment confirmed', () => {
-  it('is mailed with amount, credits, receipt link and new balance, even when switched off, once per payment', async () => {
+  it('is mailed after a local checkout with amount, credits, receipt link and new balance, even when switched off, once', async () => {
     const a = await account();
-    await setPrefs(t, a.accountId, { paymentConfirmed: false });
-    await credit(t, a.accountId, 123_400_000n);
-    const event = {
-      accountId: a.accountId,
-      paymentId: 'pay_test_1',
+    await fund(a, '3');
+    await alerts(a, { emailNotifications: { paymentConfirmed: false } });
+    const checkout = await as(a, 'POST', '/v1/billing/checkout', {
       amountUsdCents: 12340,
-      credits: 123_400_000n,
-      newBalance: 123_400_000n,
-      receiptUrl: `${PUBLIC_URL}/v1/billing/payments/pay_test_1/receipt`,
-    };
-    await t.deps.db.orm.transaction((tx) => onPaymentCompleted(tx, t.deps, event));
-    await t.deps.db.orm.transaction((tx) => onPaymentCompleted(tx, t.deps, event)); // webhook replay
+      successUrl: 'https://app.example.com/ok',
+      cancelUrl: 'https://app.example.com/cancel',
+    });
+    expect(checkout.statusCode).toBe(200);
+    const { sessionId } = checkout.json();
+    for (let i = 0; i < 2; i++) {
+      // Pay pressed twice: one payment, one mail.
+      const pay = await t.inject({ method: 'POST', url: `/checkout/${sessionId}/pay` });
+      expect(pay.statusCode).toBe(303);
+    }
     const mails = await deliveredTo(a.email);
     expect(mails).toHaveLength(1);
-    const [mail] = mails as [ReceivedMail];
-    expectWellFormed(mail);
-    expect(mail.envelopeTo).toEqual([a.email]);
-    expect(mail.subject).toBe('Payment confirmed: 123.40 USD added to your balance');
+    const mail = mails[0];
+    expectWellFormed(mail, a.email);
+    expect(mail?.subject).toBe('Payment confirmed: 123.40 USD added to your balance');
     expect(fact(mail, 'Amount paid')).toBe('123.40 USD');
     expect(fact(mail, 'Credits added')).toBe('123400000 credits (123.400000 USDC)');
-    expect(fact(mail, 'New balance')).toBe('123400000 credits (123.400000 USDC)');
-    expect(mail.text).toContain(`Receipt: ${PUBLIC_URL}/v1/billing/payments/pay_test_1/receipt`);
-    expect(mail.html).toContain(`<a href="${PUBLIC_URL}/v1/billing/payments/pay_test_1/receipt">Receipt</a>`);
-    expect(mail.text).toContain('cannot be switched off');
+    expect(fact(mail, 'New balance')).toBe('126400000 credits (126.400000 USDC)');
+    const paymentId = fact(mail, 'Payment') as string;
+    expect(paymentId).toMatch(/^pay_/);
+    expect(fact(mail, 'Receipt')).toBe(`${PUBLIC_URL}/receipts/${paymentId}`);
+    expect(mail?.html).toContain(`<a href="${PUBLIC_URL}/receipts/${paymentId}">Receipt</a>`);
+    expect((await t.inject({ method: 'GET', url: `/receipts/${paymentId}` })).statusCode).toBe(200);
+    expect(mail?.text).toContain('cannot be switched off');
   });
 });
 
 describe('low balance', () => {
   it('is off by default', async () => {
     const a = await account();
-    await setThreshold(t, a.accountId, 5_000_000n);
-    await credit(t, a.accountId, 6_000_000n);
-    await debit(t, a.accountId, 2_000_000n);
+    await fund(a, '6');
+    await alerts(a, { lowBalanceThresholdUsdc: '5' });
+    for (let i = 0; i < 3; i++) expect((await execute(a, 'echo')).statusCode).toBe(200);
     expect(await deliveredTo(a.email)).toHaveLength(0);
   });
 
   it('is mailed when the balance drops below the threshold, at most once per 24 h per threshold', async () => {
     const a = await account();
-    await setPrefs(t, a.accountId, { lowBalance: true });
-    await setThreshold(t, a.accountId, 5_000_000n);
-    await credit(t, a.accountId, 6_000_000n);
-    await debit(t, a.accountId, 500_000n); // 5.5 USDC: still above
+    await fund(a, '6');
+    await alerts(a, { lowBalanceThresholdUsdc: '5', emailNotifications: { lowBalance: true } });
+    await execute(a, 'echo'); // 5: not below
     expect(await deliveredTo(a.email)).toHaveLength(0);
-
-    await debit(t, a.accountId, 1_000_000n); // 4.5 USDC: crossed
+    await execute(a, 'echo'); // 4: crossed
     const [mail, ...more] = await deliveredTo(a.email);
     expect(more).toHaveLength(0);
-    expectWellFormed(mail as ReceivedMail);
-    expect(mail?.subject).toBe('Low balance: 4.500000 USDC left');
-    expect(mail?.text).toContain('below your alert threshold of 5.000000 USDC');
-    expect(mail?.text).toContain('"lowBalance": false');
+    expectWellFormed(mail, a.email);
+    expect(mail?.subject).toBe('Low balance: 4.000000 USDC left');
+    expect(fact(mail, 'Balance')).toBe('4000000 credits (4.000000 USDC)');
+    expect(fact(mail, 'Alert threshold')).toBe('5000000 credits (5.000000 USDC)');
+    expect(mail?.text).toContain(
+      `PUT ${PUBLIC_URL}/v1/billing/alerts with {"emailNotifications": {"lowBalance": false}}`,
+    );
 
-    await debit(t, a.accountId, 100_000n); // below, not a new crossing
-    await credit(t, a.accountId, 2_000_000n);
+    await execute(a, 'echo'); // 3: below, but no new crossing
+    await fund(a, '3'); // 6
     clock.advance(23 * HOUR);
-    await debit(t, a.accountId, 2_000_000n); // crosses again within 24 h: cooldown
+    await execute(a, 'echo');
+    await execute(a, 'echo'); // 4: crossed again within 24 h of the alert
     expect(await deliveredTo(a.email)).toHaveLength(0);
 
-    await setThreshold(t, a.accountId, 10_000_000n); // a new threshold value has its own cooldown
-    await credit(t, a.accountId, 7_000_000n); // 11.4
-    await debit(t, a.accountId, 2_000_000n); // 9.4 < 10
-    expect((await deliveredTo(a.email)).map((m) => m.subject)).toEqual(['Low balance: 9.400000 USDC left']);
+    await alerts(a, { lowBalanceThresholdUsdc: '4.5' }); // another threshold value: its own cooldown
+    await fund(a, '1'); // 5
+    await execute(a, 'echo'); // 4 < 4.5
+    expect(await subjects(a.email)).toEqual(['Low balance: 4.000000 USDC left']);
 
-    await setThreshold(t, a.accountId, 5_000_000n);
-    await debit(t, a.accountId, 4_900_000n); // 4.5 < 5, 24 h after the first 5-USDC alert? not yet
-    expect(await deliveredTo(a.email)).toHaveLength(0);
-    await credit(t, a.accountId, 1_000_000n);
-    clock.advance(1 * HOUR + 1000); // now > 24 h after the first alert
-    await debit(t, a.accountId, 1_000_000n);
-    expect((await deliveredTo(a.email)).map((m) => m.subject)).toEqual(['Low balance: 4.500000 USDC left']);
+    await alerts(a, { lowBalanceThresholdUsdc: '5' });
+    await fund(a, '2'); // 6
+    await execute(a, 'echo'); // 5
+    clock.advance(HOUR + 1000); // more than 24 h after the first 5-USDC alert
+    await execute(a, 'echo'); // 4
+    expect(await subjects(a.email)).toEqual(['Low balance: 4.000000 USDC left']);
   });
 });
 
 describe('credits depleted', () => {
   it('is always mailed when the balance reaches zero, instead of the low-balance mail', async () => {
     const a = await account();
-    await setPrefs(t, a.accountId, {
-      lowBalance: true,
-      dailyLimitReached: false,
-      creditsRefunded: false,
-      unusualActivity: false,
-    });
-    await setThreshold(t, a.accountId, 1_000_000n);
-    await credit(t, a.accountId, 2_000n);
-    await paidCall(t, a.accountId, { price: 1_000n });
-    await paidCall(t, a.accountId, { price: 1_000n });
-    const mails = await deliveredTo(a.email);
-    expect(mails.map((m) => m.subject)).toEqual(['Your credits are used up: paid calls are failing']);
-    expectWellFormed(mails[0] as ReceivedMail);
-    expect(mails[0]?.text).toContain('HTTP 402 (SVC-PAY-001)');
-    expect(mails[0]?.text).toContain('Top up (POST): https://svc.example.test/v1/billing/checkout');
+    await fund(a, '2');
+    const allOff = ['lowBalance', 'dailyLimitReached', 'creditsRefunded', 'unusualActivity'];
+    await alerts(a, { emailNotifications: Object.fromEntries(allOff.map((k) => [k, false])) });
+    expect((await execute(a, 'echo')).statusCode).toBe(200);
+    expect((await execute(a, 'echo')).statusCode).toBe(200);
+    expect((await execute(a, 'echo')).json().error.code).toBe('SVC-PAY-001');
+    const [mail, ...more] = await deliveredTo(a.email);
+    expect(more).toHaveLength(0);
+    expectWellFormed(mail, a.email);
+    expect(mail?.subject).toBe('Your credits are used up: paid calls are failing');
+    expect(mail?.text).toContain('HTTP 402 (SVC-PAY-001)');
+    expect(mail?.text).toContain(`Top up (POST): ${PUBLIC_URL}/v1/billing/checkout`);
+
+    // With low balance on, reaching zero still sends only the depleted mail.
+    const b = await account();
+    await fund(b, '2');
+    await alerts(b, { lowBalanceThresholdUsdc: '1.5', emailNotifications: { lowBalance: true } });
+    await execute(b, 'echo'); // 1 < 1.5: low balance
+    await execute(b, 'echo'); // 0: depleted
+    expect(await subjects(b.email)).toEqual([
+      'Low balance: 1.000000 USDC left',
+      'Your credits are used up: paid calls are failing',
+    ]);
   });
 });
 
 describe('daily limit reached', () => {
-  const refuse = (accountId: string, day: string) =>
-    t.deps.db.orm.transaction((tx) =>
-      onDailyLimitReached(tx, t.deps, { accountId, limitCredits: 5_000_000n, spentCredits: 4_990_000n, day }),
-    );
-
   it('is on when a limit is set, once per account per UTC day, and can be switched off', async () => {
     const a = await account();
-    await refuse(a.accountId, '2026-11-22');
-    await refuse(a.accountId, '2026-11-22');
-    const mails = await deliveredTo(a.email);
-    expect(mails).toHaveLength(1);
-    expectWellFormed(mails[0] as ReceivedMail);
-    expect(mails[0]?.subject).toBe('Daily spend limit reached (5.000000 USDC)');
-    expect(fact(mails[0], 'Spent today (UTC)')).toBe('4990000 credits (4.990000 USDC)');
-    expect(mails[0]?.text).toContain('Change your limits (PUT): https://svc.example.test/v1/billing/limits');
+    await fund(a, '20');
+    expect((await as(a, 'PUT', '/v1/billing/limits', { dailySpendLimitUsdc: '2' })).statusCode).toBe(200);
+    expect((await execute(a, 'echo')).statusCode).toBe(200);
+    expect((await execute(a, 'echo')).statusCode).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await execute(a, 'echo')).json().code).toBe('SVC-CREDIT-002');
+    const [mail, ...more] = await deliveredTo(a.email);
+    expect(more).toHaveLength(0);
+    expectWellFormed(mail, a.email);
+    expect(mail?.subject).toBe('Daily spend limit reached (2.000000 USDC)');
+    expect(fact(mail, 'Spent today (UTC)')).toBe('2000000 credits (2.000000 USDC)');
+    expect(fact(mail, 'Day (UTC)')).toBe(clock.now().toISOString().slice(0, 10));
+    expect(mail?.text).toContain(`Change your limits (PUT): ${PUBLIC_URL}/v1/billing/limits`);
 
-    await refuse(a.accountId, '2026-11-23');
+    clock.advance(24 * HOUR); // a new UTC day: the limit resets and can be reached again
+    for (let i = 0; i < 3; i++) await execute(a, 'echo');
     expect(await deliveredTo(a.email)).toHaveLength(1);
 
-    const b = await account();
-    await setPrefs(t, b.accountId, { dailyLimitReached: false });
-    await refuse(b.accountId, '2026-11-22');
-    expect(await deliveredTo(b.email)).toHaveLength(0);
+    await alerts(a, { emailNotifications: { dailyLimitReached: false } });
+    clock.advance(24 * HOUR);
+    for (let i = 0; i < 3; i++) await execute(a, 'echo');
+    expect(await deliveredTo(a.email)).toHaveLength(0);
   });
 });
 
 describe('auto-refund', () => {
   it('is off by default and, when on, names the credits, capability and reason', async () => {
     const a = await account();
-    await credit(t, a.accountId, 10_000_000n);
-    await paidCall(t, a.accountId, {
-      providerId: 'weather-co',
-      slug: 'forecast',
-      price: 2_500n,
-      refunded: true,
-    });
+    await fund(a, '5');
+    expect((await execute(a, 'fail')).json().error.code).toBe('SVC-EXE-004');
     expect(await deliveredTo(a.email)).toHaveLength(0);
 
-    await setPrefs(t, a.accountId, { creditsRefunded: true });
-    const callId = await paidCall(t, a.accountId, {
-      providerId: 'weather-co',
-      slug: 'forecast',
-      price: 2_500n,
-      refunded: true,
-    });
+    await alerts(a, { emailNotifications: { creditsRefunded: true } });
+    const res = await execute(a, 'fail');
+    expect(res.json().error.code).toBe('SVC-EXE-004');
     const [mail, ...more] = await deliveredTo(a.email);
     expect(more).toHaveLength(0);
-    expectWellFormed(mail as ReceivedMail);
-    expect(mail?.subject).toBe('Refund: 0.002500 USDC for a failed call to weather-co/forecast');
-    expect(fact(mail, 'Credits refunded')).toBe('2500 credits (0.002500 USDC)');
-    expect(fact(mail, 'Reason')).toBe('provider returned HTTP 503');
-    expect(fact(mail, 'Call')).toBe(callId);
-    expect(mail?.html).toContain('<td>weather-co/forecast</td>');
+    expectWellFormed(mail, a.email);
+    expect(mail?.subject).toBe(`Refund: 0.500000 USDC for a failed call to ${providerId}/fail`);
+    expect(fact(mail, 'Credits refunded')).toBe('500000 credits (0.500000 USDC)');
+    expect(fact(mail, 'Capability')).toBe(`${providerId}/fail`);
+    expect(fact(mail, 'Reason')).toBe('the provider answered with a server error (HTTP 5xx)');
+    expect(fact(mail, 'Call')).toMatch(/^call_/);
   });
 });
 
 describe('account suspended', () => {
-  it('is always mailed with the reason', async () => {
+  it('is always mailed with the reason when an administrator suspends the account', async () => {
     const a = await account();
-    await setPrefs(
-      t,
-      a.accountId,
-      Object.fromEntries(['lowBalance', 'dailyLimitReached'].map((k) => [k, false])),
-    );
-    await t.deps.db.orm.transaction((tx) =>
-      onAccountSuspended(tx, t.deps, { accountId: a.accountId, reason: 'chargeback <fraud> review' }),
-    );
-    const [mail] = await deliveredTo(a.email);
-    expectWellFormed(mail as ReceivedMail);
+    const res = await t.admin('POST', `/v1/admin/accounts/${a.accountId}/suspend`, {
+      reason: 'chargeback <fraud> review',
+    });
+    expect(res.statusCode).toBe(200);
+    const [mail, ...more] = await deliveredTo(a.email);
+    expect(more).toHaveLength(0);
+    expectWellFormed(mail, a.email);
     expect(mail?.subject).toBe('Your account has been suspended');
     expect(mail?.text).toContain('HTTP 403 (SVC-AUTH-004)');
     expect(fact(mail, 'Reason')).toBe('chargeback <fraud> review');
@@ -245,11 +299,14 @@ describe('account suspended', () => {
 
 describe('recipients', () => {
   it('sends nothing to a wallet-only account', async () => {
+    // Fixture: a wallet sign-in account (no e-mail), with every switch on; the triggers run in a real
+    // transaction as the suspend and execute paths run them.
     const id = 'acc_walletonly0000000000000001';
     await t.deps.db.orm.execute(
-      sql`INSERT INTO accounts (id, wallet_address, balance_credits) VALUES (${id}, '0xabc0000000000000000000000000000000000001', 0)`,
+      sql`INSERT INTO accounts (id, wallet_address, email_prefs)
+          VALUES (${id}, '0xabc0000000000000000000000000000000000001',
+                  '{"lowBalance": true, "creditsRefunded": true, "dailySummary": true}'::jsonb)`,
     );
-    await setPrefs(t, id, { lowBalance: true, creditsRefunded: true });
     await t.deps.db.orm.transaction(async (tx) => {
       await onAccountSuspended(tx, t.deps, { accountId: id, reason: null });
       await onDailyLimitReached(tx, t.deps, {
@@ -259,24 +316,25 @@ describe('recipients', () => {
         day: '2026-11-22',
       });
     });
-    const queued = await t.deps.db.orm.execute(
+    const row = await one<{ n: number }>(
+      t.deps.db.orm,
       sql`SELECT count(*)::int AS n FROM email_outbox WHERE account_id = ${id}`,
     );
-    expect((queued as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
+    expect(row?.n).toBe(0);
   });
 
-  it('delivers a mail queued without a service time (login code) whatever the service clock says', async () => {
-    clock.set(new Date('2020-01-01T00:00:00Z'));
-    await enqueueEmail(t.deps.db.orm, {
-      kind: 'login_code',
-      to: 'login@example.com',
-      subject: 'Your login code',
-      text: 'Your code: 123456',
-      html: '<p>Your code: 123456</p>',
-      dedupeKey: 'login_code:test:1',
+  it('delivers the login code queued by POST /v1/auth/login', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/auth/login',
+      payload: { email: 'Login.Me@Example.com' },
     });
-    const [mail] = await deliveredTo('login@example.com');
-    expect(mail?.subject).toBe('Your login code');
+    expect(res.statusCode).toBe(202);
+    const [mail, ...more] = await deliveredTo('login.me@example.com');
+    expect(more).toHaveLength(0);
+    expect(mail?.headers.from).toBe(FROM);
     expect(mail?.headers['x-svc-notification']).toBe('login_code');
+    expect(mail?.subject).toMatch(/^Your Svc sign-in code: \d{6}$/);
+    expect(mail?.html.length).toBeGreaterThan(0);
   });
 });

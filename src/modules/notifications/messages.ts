@@ -77,6 +77,15 @@ export function dailyLimitReachedMail(
   };
 }
 
+/** Words for the execution module's refund reasons (src/modules/ledger/calls.ts RefundReason). */
+const REFUND_REASONS: Record<string, string> = {
+  provider_5xx: 'the provider answered with a server error (HTTP 5xx)',
+  timeout: 'the provider did not answer in time',
+  connection: 'the provider could not be reached',
+  bad_response: 'the provider answered with an unusable response',
+  abandoned: 'the call was interrupted before it completed',
+};
+
 export function creditsRefundedMail(
   publicUrl: string,
   p: { callId: string; capability: string; credits: bigint; reason: string },
@@ -87,7 +96,7 @@ export function creditsRefundedMail(
     facts: [
       ['Credits refunded', creditsAndUsdc(p.credits)],
       ['Capability', p.capability],
-      ['Reason', p.reason],
+      ['Reason', REFUND_REASONS[p.reason] ?? p.reason],
       ['Call', p.callId],
     ],
     outro: ['Consider trying another provider for this capability.'],

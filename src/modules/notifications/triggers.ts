@@ -154,7 +154,7 @@ export async function onPaymentCompleted(
     amountUsdCents: number;
     credits: bigint;
     newBalance: bigint;
-    /** The payment's receipt page; defaults to the payments list. */
+    /** The payment's receipt page; defaults to the billing module's `/receipts/<paymentId>`. */
     receiptUrl?: string;
   },
 ): Promise<void> {
@@ -168,7 +168,7 @@ export async function onPaymentCompleted(
     `payment_confirmed:${e.paymentId}`,
     paymentConfirmedMail(deps.config.publicUrl, {
       ...e,
-      receiptUrl: e.receiptUrl ?? `${deps.config.publicUrl}/v1/billing/payments`,
+      receiptUrl: e.receiptUrl ?? `${deps.config.publicUrl}/receipts/${e.paymentId}`,
     }),
   );
 }
