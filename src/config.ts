@@ -1,4 +1,5 @@
 // The one place that reads process.env. Everything else receives a typed Config.
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export type SvcEnv = 'production' | 'testnet' | 'devnet';
@@ -190,7 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     sampleProviders: bool(env, 'SVC_SAMPLE_PROVIDERS', svcEnv === 'devnet'),
     rateLimitMultiplier: positiveNumber(env, 'SVC_RATE_LIMIT_MULTIPLIER', 1),
     rateLimit: rateLimitConfig(env),
-    trustProxy: str(env, 'SVC_TRUST_PROXY'),
+    trustProxy: trustProxyList(env),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
   };
@@ -220,4 +221,23 @@ function rateLimitConfig(env: Env): RateLimitConfig {
     trustedPayments,
     trustTierCacheSeconds: int(env, 'SVC_TRUST_TIER_CACHE_SECONDS', 5, 0, 3600),
   };
+}
+
+/** Addresses, CIDRs or proxy-addr's names; Fastify would take "true" or a hop count otherwise. */
+function trustProxyList(env: Env): string | undefined {
+  const raw = str(env, 'SVC_TRUST_PROXY');
+  if (raw === undefined) return undefined;
+  for (const entry of raw.split(',').map((s) => s.trim())) {
+    const [addr, bits, extra] = entry.split('/');
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(entry);
+    const version = isIP(addr ?? '');
+    const maxBits = version === 6 ? 128 : 32;
+    const cidrOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (!named && (version === 0 || !cidrOk || extra !== undefined)) {
+      throw new ConfigError(
+        `SVC_TRUST_PROXY must list proxy addresses, CIDRs, loopback, linklocal or uniquelocal; got "${entry}"`,
+      );
+    }
+  }
+  return raw;
 }
