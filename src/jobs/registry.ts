@@ -1,4 +1,5 @@
 // Every background job of the service, started by src/server.ts. Modules add theirs here.
+import { purgeSignInStateJob } from '../modules/auth/jobs.js';
 import { expirePaymentsJob } from '../modules/billing/jobs.js';
 import { refreshEndpointStatsJob } from '../modules/execution/stats.js';
 import { sweepAbandonedCallsJob } from '../modules/execution/sweeper.js';
@@ -10,4 +11,5 @@ export const backgroundJobs: BackgroundJob[] = [
   refreshEndpointStatsJob,
   ...notificationJobs,
   expirePaymentsJob,
+  purgeSignInStateJob,
 ];

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCommands } from '../../src/cli-admin.js';
 import { one, rows } from '../../src/db/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { purgeSignInStateJob } from '../../src/modules/auth/jobs.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { runCommonAuthChecks } from '../helpers/auth-checks.js';
 
@@ -129,6 +130,28 @@ describe('e-mail login', () => {
     const newer = await codeFromOutbox('slow@example.com');
     if (older !== newer) expect((await verify('slow@example.com', older)).statusCode).toBe(401);
     expect((await verify('slow@example.com', newer)).statusCode).toBe(200);
+  });
+
+  it('issues at most 5 codes per address per 15 minutes, still answering 202', async () => {
+    const address = 'bombed@example.com';
+    const mails = async () =>
+      (
+        await one<{ n: number }>(
+          t.deps.db.orm,
+          sql`SELECT count(*)::int AS n FROM email_outbox WHERE to_address = ${address}`,
+        )
+      )?.n;
+    for (let i = 0; i < 5; i++) {
+      await login(address);
+      clock.advance(1000);
+    }
+    const fifth = await codeFromOutbox(address);
+    await login(address);
+    expect(await mails()).toBe(5);
+    expect((await verify(address, fifth)).statusCode).toBe(200);
+    clock.advance(15 * 60 * 1000);
+    await login(address);
+    expect(await mails()).toBe(6);
   });
 
   it('refuses a session once it has expired', async () => {
@@ -465,5 +488,30 @@ describe('admin suspension', () => {
     expect(
       (await t.inject({ method: 'GET', url: '/v1/keys', headers: withKey(acc.apiKey) })).statusCode,
     ).toBe(200);
+  });
+});
+
+describe('housekeeping', () => {
+  it('purges login codes and wallet nonces a day after they expire', async () => {
+    await login('purged@example.com');
+    await t.inject({
+      method: 'POST',
+      url: '/v1/auth/challenge',
+      payload: { wallet_address: '0x00000000000000000000000000000000000000aa' },
+    });
+    const count = async () =>
+      (
+        await one<{ n: number }>(
+          t.deps.db.orm,
+          sql`SELECT (SELECT count(*) FROM auth_login_codes WHERE email = 'purged@example.com')
+                   + (SELECT count(*) FROM auth_wallet_nonces
+                      WHERE wallet_address = '0x00000000000000000000000000000000000000aa') AS n`,
+        )
+      )?.n;
+    expect(await purgeSignInStateJob.run(t.deps)).toBeGreaterThanOrEqual(0);
+    expect(Number(await count())).toBe(2);
+    clock.advance(26 * 3600 * 1000);
+    expect(await purgeSignInStateJob.run(t.deps)).toBeGreaterThanOrEqual(2);
+    expect(Number(await count())).toBe(0);
   });
 });

@@ -17,6 +17,13 @@ import { type IssuedSession, issueSession } from './sessions.js';
 
 export const LOGIN_CODE_TTL_MS = 10 * 60 * 1000;
 export const LOGIN_CODE_MAX_ATTEMPTS = 5;
+/**
+ * At most this many codes per address per window. Beyond it the request is still answered 202 but no code
+ * is issued (the live one stays valid): this bounds both mail-bombing an address and guessing
+ * (5 codes x 5 attempts per 15 minutes against 1,000,000 possibilities).
+ */
+export const LOGIN_CODES_PER_WINDOW = 5;
+export const LOGIN_CODE_WINDOW_MS = 15 * 60 * 1000;
 
 function codeHash(deps: AppDeps, codeId: string, code: string): string {
   return createHmac('sha256', deps.secrets.sessionSecret)
@@ -43,6 +50,13 @@ export async function requestLoginCode(deps: AppDeps, email: string): Promise<{ 
   const code = randomInt(0, 1_000_000).toString().padStart(6, '0');
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + LOGIN_CODE_TTL_MS);
+  const windowStart = new Date(now.getTime() - LOGIN_CODE_WINDOW_MS).toISOString();
+  const recent = await one<{ n: number }>(
+    deps.db.orm,
+    sql`SELECT count(*)::int AS n FROM auth_login_codes
+        WHERE email = ${address} AND created_at > ${windowStart}::timestamptz`,
+  );
+  if ((recent?.n ?? 0) >= LOGIN_CODES_PER_WINDOW) return { expires_at: expiresAt.toISOString() };
   // Two concurrent requests for one address race on the "one live code" index; the loser retries.
   for (let attempt = 1; ; attempt++) {
     const codeId = randomUUID();
