@@ -210,6 +210,19 @@ describe('GET /v1/providers/:providerId/endpoints/:slug', () => {
     });
   });
 
+  it('keeps parameters in the order the provider listed them', async () => {
+    const { data } = (await get('/v1/providers/p-04/endpoints/forecast')).json();
+    expect(Object.keys(data.parameters)).toEqual(['place', 'days']);
+    expect(Object.keys(data.parameters.days)).toEqual([
+      'type',
+      'required',
+      'description',
+      'minimum',
+      'maximum',
+    ]);
+    expect(Object.keys(data.request_schema.properties)).toEqual(['place', 'days']);
+  });
+
   it('reports the quality metrics of endpoint_stats', async () => {
     await t.deps.db.orm.execute(
       sql`INSERT INTO endpoint_stats (provider_id, endpoint_slug, uptime_pct, avg_latency_ms, error_rate_pct, total_calls)

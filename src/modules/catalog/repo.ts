@@ -276,16 +276,17 @@ export async function replaceEndpointRows(
     timeout_ms: e.timeout_ms ?? 10_000,
     position: i,
   }));
-  // One statement for all endpoints: the rows travel as one JSON parameter.
+  // One statement for all endpoints: the rows travel as one JSON parameter (json, not jsonb, so the
+  // parameter maps keep the provider's key order).
   await ex.execute(sql`
     INSERT INTO endpoints (provider_id, slug, method, path, description, tags, parameters, response_schema,
                            price_credits, timeout_ms, position)
     SELECT ${providerId}, r.slug, r.method, r.path, r.description,
-           ARRAY(SELECT jsonb_array_elements_text(r.tags)), r.parameters, r.response_schema,
+           ARRAY(SELECT json_array_elements_text(r.tags)), r.parameters, r.response_schema,
            r.price_credits, r.timeout_ms, r.position
-    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS r(
-      slug text, method text, path text, description text, tags jsonb, parameters jsonb,
-      response_schema jsonb, price_credits bigint, timeout_ms integer, position integer)`);
+    FROM json_to_recordset(${JSON.stringify(records)}::json) AS r(
+      slug text, method text, path text, description text, tags json, parameters json,
+      response_schema json, price_credits bigint, timeout_ms integer, position integer)`);
   await ex.execute(sql`
     DELETE FROM endpoint_stats s WHERE s.provider_id = ${providerId}
       AND NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.provider_id = s.provider_id AND e.slug = s.endpoint_slug)`);
