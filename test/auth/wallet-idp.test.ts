@@ -1,6 +1,6 @@
 // Wallet sign-in with real secp256k1 signatures, an external identity provider served from a local JWKS,
 // and a check that no credential reaches the logs.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
@@ -19,6 +19,36 @@ const AUDIENCE = 'svc-test-audience';
 
 let t: TestApp;
 let jwksServer: Server;
+let rpcServer: Server;
+
+// A contract wallet (EIP-1271) faked at the JSON-RPC boundary: the node answers the ERC-6492 validator's
+// eth_call with true only when the call carries the wallet's address and the one signature it accepts.
+const CONTRACT_WALLET = '0x00000000000000000000000000000000c0ffee01';
+const ACCEPTED_SIGNATURE = `0x${'5a'.repeat(96)}`;
+let ethCalls = 0;
+function fakeContractWalletRpc(req: IncomingMessage, res: ServerResponse) {
+  let body = '';
+  req.on('data', (chunk) => {
+    body += chunk;
+  });
+  req.on('end', () => {
+    const rpc = JSON.parse(body) as { id: number; method: string; params: [{ data?: string }] };
+    let result: string | undefined;
+    if (rpc.method === 'eth_call') {
+      ethCalls++;
+      const data = rpc.params[0].data?.toLowerCase() ?? '';
+      const ok = data.includes(CONTRACT_WALLET.slice(2)) && data.includes(ACCEPTED_SIGNATURE.slice(2));
+      result = `0x${(ok ? '1' : '0').padStart(64, '0')}`;
+    } else if (rpc.method === 'eth_chainId') {
+      result = '0x14a34';
+    }
+    const reply =
+      result === undefined
+        ? { jsonrpc: '2.0', id: rpc.id, error: { code: -32601, message: 'method not found' } }
+        : { jsonrpc: '2.0', id: rpc.id, result };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+  });
+}
 let idpKey: CryptoKey;
 const clock = new ManualClock(new Date('2026-11-22T08:00:00Z'));
 
@@ -32,6 +62,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
   const { port } = jwksServer.address() as AddressInfo;
+  rpcServer = createServer(fakeContractWalletRpc);
+  await new Promise<void>((resolve) => rpcServer.listen(0, '127.0.0.1', resolve));
+  const rpcPort = (rpcServer.address() as AddressInfo).port;
   t = await createTestApp({
     clock,
     env: {
@@ -39,12 +72,14 @@ beforeAll(async () => {
       SVC_AUTH_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`,
       SVC_AUTH_ISSUER: ISSUER,
       SVC_AUTH_AUDIENCE: AUDIENCE,
+      SVC_CHAIN_RPC_URL: `http://127.0.0.1:${rpcPort}`,
     },
   });
 });
 afterAll(async () => {
   await t?.close();
   await new Promise((resolve) => jwksServer?.close(resolve));
+  await new Promise((resolve) => rpcServer?.close(resolve));
 });
 
 // ---------------------------------------------------------------- wallet sign-in
@@ -151,6 +186,18 @@ describe('wallet sign-in', () => {
     expect((await t.inject({ method: 'GET', url: '/v1/keys', headers: good })).statusCode).toBe(200);
     clock.advance(3600 * 1000 + 1000);
     await expectRefused('expired nonce', good);
+  });
+
+  it('accepts a contract wallet through EIP-1271 when a chain RPC is configured', async () => {
+    const c = await challenge(CONTRACT_WALLET);
+    const before = ethCalls;
+    const headers = { 'x-svc-wallet': CONTRACT_WALLET, 'x-svc-nonce': c.nonce };
+    const refused = await status({ ...headers, 'x-svc-signature': `0x${'a7'.repeat(96)}` });
+    expect(refused.statusCode).toBe(401);
+    const accepted = await status({ ...headers, 'x-svc-signature': ACCEPTED_SIGNATURE });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+    expect(accepted.json().data).toMatchObject({ tier: 'authenticated', wallet: CONTRACT_WALLET });
+    expect(ethCalls - before).toBe(2);
   });
 
   it('refuses a suspended wallet account at once, even with a cached signature', async () => {
