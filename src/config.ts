@@ -147,6 +147,10 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
 
+  const sessionSecret = str(env, 'SVC_SESSION_SECRET');
+  if (sessionSecret !== undefined && sessionSecret.length < 32) {
+    throw new ConfigError('SVC_SESSION_SECRET must be at least 32 characters (it signs session tokens)');
+  }
   // An external identity provider is trusted only for its own issuer and our audience: all three or none.
   const idpVars = ['SVC_AUTH_JWKS_URL', 'SVC_AUTH_ISSUER', 'SVC_AUTH_AUDIENCE'];
   const idpSet = idpVars.filter((name) => str(env, name) !== undefined);
@@ -186,7 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
       jwksUrl: url(env, 'SVC_AUTH_JWKS_URL', ['http:', 'https:']),
       issuer: str(env, 'SVC_AUTH_ISSUER'),
       audience: str(env, 'SVC_AUTH_AUDIENCE'),
-      sessionSecret: str(env, 'SVC_SESSION_SECRET'),
+      sessionSecret,
     },
     sampleProviders: bool(env, 'SVC_SAMPLE_PROVIDERS', svcEnv === 'devnet'),
     rateLimitMultiplier: positiveNumber(env, 'SVC_RATE_LIMIT_MULTIPLIER', 1),
