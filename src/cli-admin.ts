@@ -2,6 +2,7 @@
 import type { AppDeps } from './deps.js';
 import { changeAccountStatus, createAccountWithKey } from './modules/auth/accounts.js';
 import { createCoupon } from './modules/billing/coupons.js';
+import { providerAdminCommands } from './modules/catalog/cli.js';
 
 export interface AdminCommand {
   name: string;
@@ -59,4 +60,5 @@ export const adminCommands: AdminCommand[] = [
         max_redemptions: args['max-redemptions'] === undefined ? undefined : Number(args['max-redemptions']),
       }),
   },
+  ...providerAdminCommands,
 ];

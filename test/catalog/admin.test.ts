@@ -1,5 +1,9 @@
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCommands } from '../../src/cli-admin.js';
 import { one } from '../../src/db/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { providerInput, withEndpoint } from './fixtures.js';
@@ -376,5 +380,37 @@ describe('admin provider API: create, replace, delete', () => {
     // The id is free again.
     const recreated = await t.admin('POST', '/v1/admin/providers', providerInput({ provider_id: 'doomed' }));
     expect(recreated.statusCode).toBe(201);
+  });
+});
+
+describe('svc admin provider commands', () => {
+  const command = (name: string) => {
+    const found = adminCommands.find((c) => c.name === name);
+    if (!found) throw new Error(`no command ${name}`);
+    return found;
+  };
+
+  it('create-provider, replace-provider and delete-provider act like the admin API', async () => {
+    const file = path.join(os.tmpdir(), `svc-provider-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify(providerInput({ provider_id: 'from-cli' })));
+    const created = (await command('create-provider').run(t.deps, { file })) as Record<string, unknown>;
+    expect(created).toMatchObject({ provider_id: 'from-cli', base_url: 'https://api.acme.example.com/v2' });
+    expect(created.provider_secret).toMatch(/^svc_ps_/);
+    expect((await t.inject({ method: 'GET', url: '/v1/providers/from-cli' })).statusCode).toBe(200);
+
+    writeFileSync(file, JSON.stringify(providerInput({ name: 'Renamed' })));
+    const replaced = (await command('replace-provider').run(t.deps, {
+      provider: 'from-cli',
+      file,
+    })) as Record<string, unknown>;
+    expect(replaced.name).toBe('Renamed');
+
+    writeFileSync(file, JSON.stringify(providerInput({ base_url: 'ftp://x', category: 'utility' })));
+    await expect(command('create-provider').run(t.deps, { file })).rejects.toThrow(
+      'SVC-VAL-001: base_url must use http or https',
+    );
+
+    await command('delete-provider').run(t.deps, { provider: 'from-cli' });
+    expect((await t.inject({ method: 'GET', url: '/v1/providers/from-cli' })).statusCode).toBe(404);
   });
 });
