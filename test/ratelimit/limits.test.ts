@@ -1,26 +1,39 @@
-// Identity-tier limits at the boundary, the headers, the 429 and what is not counted.
+// Identity-tier and endpoint limits at the boundary, the headers, the 429, what is not counted, and the
+// paid path: settled calls promote the tier; a refused execute debits and forwards nothing.
 // Runs on in-process counters, or on Redis when REDIS_URL is set (same tests).
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/modules/auth/caller.js';
+import { balanceCredits, execute, fund, registerProvider } from '../execution/fixtures.js';
 import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../helpers/app.js';
+import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
 import { probe, rateHeaders, statuses } from './helpers.js';
 
 describe('limits per IP and per endpoint', () => {
   let t: TestApp;
+  let server: ProviderServer;
+  let providerId: string;
   beforeAll(async () => {
     t = await createTestApp({
       env: {
         SVC_RATE_LIMIT_ANONYMOUS: '5',
         SVC_RATE_LIMIT_ACCOUNT: '6',
         SVC_RATE_LIMIT_WALLET_NEW: '4',
+        SVC_RATE_LIMIT_WALLET_ESTABLISHED: '8',
+        SVC_TRUST_ESTABLISHED_PAYMENTS: '2',
+        // Read the counter on every request: the settlement path does not notify this instance.
+        SVC_TRUST_TIER_CACHE_SECONDS: '0',
         SVC_RATE_LIMIT_KEYS_CREATE: '2',
         SVC_RATE_LIMIT_KEYS_LIST: '3',
         SVC_RATE_LIMIT_WALLET_BALANCE: '4',
       },
     });
+    server = await startProviderServer();
+    ({ providerId } = await registerProvider(t, server.url, [{ slug: 'echo', price_usdc: '0.01' }]));
   });
   afterAll(async () => {
-    await t.close();
+    await t?.close();
+    await server?.close();
   });
 
   it('lets exactly N requests through and refuses the N+1th with 429, Retry-After and headers', async () => {
@@ -190,5 +203,39 @@ describe('limits per IP and per endpoint', () => {
     const balance = () =>
       t.inject({ method: 'GET', url: '/v1/wallet/balance', headers: { 'x-svc-api-key': apiKey } });
     expect(await statuses(5, balance)).toEqual([200, 200, 200, 200, 429]);
+  });
+
+  it('promotes the account once its paid calls have settled', async () => {
+    const { accountId, apiKey } = await t.createAccount();
+    await fund(t, accountId, '1.00');
+    const first = await execute(t, apiKey, providerId, 'echo', {});
+    expect(first.statusCode).toBe(200);
+    expect(rateHeaders(first)).toMatchObject({ limit: 6, remaining: 5 });
+    expect((await execute(t, apiKey, providerId, 'echo', {})).statusCode).toBe(200);
+    // Two settled payments: established (8) > account limit (6); the two calls made still count.
+    const next = await probe(t, { headers: { 'x-svc-api-key': apiKey } });
+    expect(rateHeaders(next)).toMatchObject({ limit: 8, remaining: 5 });
+  });
+
+  it('refuses an over-limit execute before any debit or provider call', async () => {
+    const { accountId, apiKey } = await t.createAccount();
+    await fund(t, accountId, '1.00');
+    for (let i = 0; i < 6; i++) {
+      expect((await probe(t, { headers: { 'x-svc-api-key': apiKey } })).statusCode).toBe(404);
+    }
+    const balanceBefore = await balanceCredits(t, accountId);
+    const hitsBefore = server.hits('/echo');
+
+    const refused = await execute(t, apiKey, providerId, 'echo', {});
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json().error.code).toBe('SVC-RATE-001');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+
+    expect(await balanceCredits(t, accountId)).toBe(balanceBefore);
+    expect(server.hits('/echo')).toBe(hitsBefore);
+    const calls = await t.deps.db.orm.execute(
+      sql`SELECT count(*)::int AS n FROM calls WHERE account_id = ${accountId}`,
+    );
+    expect((calls as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
   });
 });
