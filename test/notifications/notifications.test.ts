@@ -5,100 +5,31 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { one } from '../../src/db/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
-import { deliverDueEmails } from '../../src/modules/notifications/delivery.js';
 import { onAccountSuspended, onDailyLimitReached } from '../../src/modules/notifications/triggers.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
-import { type ReceivedMail, TestSmtpServer } from './smtp.js';
+import type { TestApp } from '../helpers/app.js';
+import { createNotifyEnv, FROM, fact, type NotifyEnv, PROVIDER_ID, PUBLIC_URL } from './setup.js';
+import type { ReceivedMail } from './smtp.js';
 
-const PUBLIC_URL = 'https://svc.example.test';
-const FROM = 'Svc Alerts <alerts@svc.example.test>';
 const HOUR = 60 * 60_000;
-
-let t: TestApp;
-let smtp: TestSmtpServer;
-let provider: ProviderServer;
-const providerId = 'notify-test-provider';
 const clock = new ManualClock(new Date());
+let env: NotifyEnv;
+let t: TestApp;
+let account: NotifyEnv['account'];
+let as: NotifyEnv['as'];
+let fund: NotifyEnv['fund'];
+let alerts: NotifyEnv['alerts'];
+let execute: NotifyEnv['execute'];
+let deliveredTo: NotifyEnv['deliveredTo'];
+const providerId = PROVIDER_ID;
 
 beforeAll(async () => {
-  smtp = await new TestSmtpServer().start();
-  provider = await startProviderServer({ record: false });
-  t = await createTestApp({
-    clock,
-    env: {
-      SMTP_URL: smtp.url,
-      SVC_PUBLIC_URL: PUBLIC_URL,
-      MAIL_FROM: FROM,
-      SVC_RATE_LIMIT_MULTIPLIER: '1000',
-    },
-  });
-  const endpoint = (slug: string, price: string) => ({
-    slug,
-    method: 'POST',
-    path: `/${slug}`,
-    description: `Endpoint ${slug}`,
-    parameters: {},
-    pricing: { model: 'per_call', price_per_call_usdc: price },
-    timeout_ms: 2_000,
-  });
-  const res = await t.admin('POST', '/v1/admin/providers', {
-    provider_id: providerId,
-    name: 'Notify Test Provider',
-    description: 'Local provider for the notification tests',
-    category: 'utility',
-    base_url: provider.url,
-    endpoints: [endpoint('echo', '1'), endpoint('fail', '0.5')],
-  });
-  expect(res.statusCode).toBe(201);
+  env = await createNotifyEnv(clock);
+  ({ t, account, as, fund, alerts, execute, deliveredTo } = env);
 });
 afterAll(async () => {
-  await t?.close();
-  await provider?.close();
-  await smtp?.stop();
+  await env?.close();
 });
 beforeEach(() => clock.set(new Date()));
-
-interface Account {
-  accountId: string;
-  apiKey: string;
-  email: string;
-}
-
-async function account(): Promise<Account> {
-  const a = await t.createAccount();
-  const row = await one<{ email: string }>(
-    t.deps.db.orm,
-    sql`SELECT email FROM accounts WHERE id = ${a.accountId}`,
-  );
-  return { ...a, email: row?.email as string };
-}
-
-const as = (a: Account, method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) =>
-  t.inject({ method, url, headers: { 'x-svc-api-key': a.apiKey }, ...(payload ? { payload } : {}) });
-
-async function fund(a: Account, usdc: string) {
-  const res = await t.admin('POST', `/v1/admin/accounts/${a.accountId}/credits`, {
-    amount_usdc: usdc,
-    description: 'test funding',
-  });
-  expect(res.statusCode).toBe(201);
-}
-
-async function alerts(a: Account, body: object) {
-  const res = await as(a, 'PUT', '/v1/billing/alerts', body);
-  expect(res.statusCode).toBe(200);
-}
-
-/** One paid call; `echo` costs 1 USDC and succeeds, `fail` costs 0.5 USDC and is refunded (HTTP 500). */
-const execute = (a: Account, slug: 'echo' | 'fail') => as(a, 'POST', `/v1/execute/${providerId}/${slug}`, {});
-
-/** Runs the delivery job and returns what the address received in this run. */
-async function deliveredTo(email: string): Promise<ReceivedMail[]> {
-  const before = smtp.to(email).length;
-  await deliverDueEmails(t.deps);
-  return smtp.to(email).slice(before);
-}
 
 const subjects = async (email: string) => (await deliveredTo(email)).map((m) => m.subject);
 
@@ -113,12 +44,6 @@ function expectWellFormed(mail: ReceivedMail | undefined, to: string) {
   for (const href of mail?.html.matchAll(/href="([^"]+)"/g) ?? []) {
     expect(href[1]).toMatch(/^https:\/\/svc\.example\.test(\/|$)/);
   }
-}
-
-/** The value of a "Label: value" line of the text part. */
-function fact(mail: ReceivedMail | undefined, label: string): string | undefined {
-  const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^\\s*${escaped}:\\s+(.*)$`, 'm').exec(mail?.text ?? '')?.[1];
 }
 
 describe('payment confirmed', () => {
