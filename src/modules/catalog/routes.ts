@@ -95,7 +95,8 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit, cursor, category } = request.query;
+      const { cursor, category } = request.query;
+      const limit = request.query.limit ?? 20;
       const afterId = cursor === undefined ? undefined : decodeCursor(cursor, 1)[0];
       if (afterId !== undefined && typeof afterId !== 'string') {
         throw new AppError('SVC-VAL-001', 'Invalid cursor', {

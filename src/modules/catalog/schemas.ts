@@ -184,7 +184,7 @@ export const CreatedProviderView = Type.Object({
 });
 
 export const ListProvidersQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   category: Type.Optional(StringEnum(CATEGORIES)),
 });
