@@ -30,7 +30,10 @@ afterAll(async () => {
 });
 beforeEach(() => clock.set(new Date()));
 
-/** `count` call-log rows for the key, evenly spread over [from, to) (what execution records per call). */
+/**
+ * `count` call-log rows for the key, evenly spread over [from, to), as execution records them. A fixture
+ * because a week of back-dated history cannot come from real calls in a test.
+ */
 async function callsBetween(accountId: string, keyId: string, count: number, from: Date, to: Date) {
   const step = Math.floor((to.getTime() - from.getTime()) / count);
   await t.deps.db.orm.execute(

@@ -261,5 +261,13 @@ describe('recipients', () => {
     expect(mail?.headers['x-svc-notification']).toBe('login_code');
     expect(mail?.subject).toMatch(/^Your Svc sign-in code: \d{6}$/);
     expect(mail?.html.length).toBeGreaterThan(0);
+    // The code was for the recipient only: the delivered outbox row no longer holds it.
+    const code = /(\d{6})$/.exec(mail?.subject ?? '')?.[1] as string;
+    const row = await one<{ status: string; text_body: string; html_body: string }>(
+      t.deps.db.orm,
+      sql`SELECT status, text_body, html_body FROM email_outbox WHERE to_address = 'login.me@example.com'`,
+    );
+    expect(row?.status).toBe('sent');
+    expect(`${row?.text_body}${row?.html_body}`).not.toContain(code);
   });
 });

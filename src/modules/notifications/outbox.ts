@@ -85,9 +85,15 @@ export async function claimDueEmails(
   );
 }
 
+/** Kinds whose body carries a credential meant for the recipient only: not kept once delivered. */
+const REDACT_AFTER_SENDING: EmailKind[] = ['login_code'];
+const REDACTED = '[removed after delivery]';
+
 export async function markSent(ex: Executor, id: string, now: Date): Promise<void> {
   await ex.execute(
-    sql`UPDATE email_outbox SET status = 'sent', sent_at = ${now.toISOString()}::timestamptz, last_error = NULL
+    sql`UPDATE email_outbox SET status = 'sent', sent_at = ${now.toISOString()}::timestamptz, last_error = NULL,
+          text_body = CASE WHEN kind IN ${REDACT_AFTER_SENDING} THEN ${REDACTED} ELSE text_body END,
+          html_body = CASE WHEN kind IN ${REDACT_AFTER_SENDING} THEN ${REDACTED} ELSE html_body END
         WHERE id = ${id} AND status = 'pending'`,
   );
 }
