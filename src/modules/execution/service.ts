@@ -153,26 +153,28 @@ async function debit(
   hash: string | null,
 ): Promise<bigint> {
   const price = endpoint.priceCredits;
+  const input0 = {
+    callId,
+    accountId: input.accountId,
+    apiKeyId: input.apiKeyId,
+    providerId: endpoint.providerId,
+    endpointSlug: endpoint.slug,
+    priceCredits: price,
+    now,
+    deadlineAt: new Date(now.getTime() + endpoint.timeoutMs),
+    idempotencyKey: key,
+    requestHash: hash,
+  };
+  // Common case: one autocommit statement, which holds the account row lock only while PostgreSQL
+  // runs it (no round trip to us in between), so a hot account is not throttled by our event loop.
+  const quick = await debitForCall(deps.db.orm, { ...input0, onlyWithoutAlert: true });
+  if (quick) return quick.balanceAfter;
   for (let attempt = 1; ; attempt++) {
+    // The balance may cross the alert threshold or reach zero: debit and queue the notification in
+    // one transaction.
     const debited = await deps.db.orm.transaction(async (tx) => {
-      const r = await debitForCall(tx, {
-        callId,
-        accountId: input.accountId,
-        apiKeyId: input.apiKeyId,
-        providerId: endpoint.providerId,
-        endpointSlug: endpoint.slug,
-        priceCredits: price,
-        now,
-        deadlineAt: new Date(now.getTime() + endpoint.timeoutMs),
-        idempotencyKey: key,
-        requestHash: hash,
-      });
-      // Only a balance that fell below the alert threshold, or to zero, can matter to the
-      // low-balance / depleted notifications; the common case stays a one-statement transaction.
-      if (
-        r &&
-        (r.balanceAfter === 0n || (r.lowBalanceThreshold !== null && r.balanceAfter < r.lowBalanceThreshold))
-      ) {
+      const r = await debitForCall(tx, input0);
+      if (r) {
         await afterBalanceDecrease(tx, deps, {
           accountId: input.accountId,
           balanceBefore: r.balanceAfter + price,

@@ -16,6 +16,12 @@ export interface DebitForCallInput {
   deadlineAt: Date;
   idempotencyKey: string | null;
   requestHash: string | null;
+  /**
+   * Debit only if the balance stays above zero and above the low-balance threshold, i.e. when no
+   * balance notification can follow: then the statement can run on its own (autocommit) without a
+   * transaction around it. When this refuses, retry without it inside a transaction with the trigger.
+   */
+  onlyWithoutAlert?: boolean;
 }
 
 export interface DebitResult {
@@ -34,6 +40,10 @@ const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<DebitResult | undefined> {
   const day = utcDay(d.now);
   const now = d.now.toISOString();
+  const quiet = d.onlyWithoutAlert
+    ? sql`AND balance_credits > ${d.priceCredits}
+          AND (low_balance_threshold_credits IS NULL OR balance_credits - ${d.priceCredits} >= low_balance_threshold_credits)`
+    : sql``;
   const row = await one<{ balance_credits: bigint; low_balance_threshold_credits: bigint | null }>(
     ex,
     sql`WITH acct AS (
@@ -47,6 +57,7 @@ export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<
             AND (per_call_limit_credits IS NULL OR per_call_limit_credits >= ${d.priceCredits})
             AND (daily_limit_credits IS NULL OR daily_limit_credits >= ${d.priceCredits} +
                  CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END)
+            ${quiet}
           RETURNING balance_credits, low_balance_threshold_credits
         ), entry AS (
           INSERT INTO ledger_entries (id, account_id, type, amount_credits, balance_after, description,

@@ -1,0 +1,20 @@
+// The service under benchmark, in its own process (as in production): createDeps on the schema named
+// by SVC_TEST_SCHEMA, background jobs running, prints `{"port": N}` once listening.
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDeps } from '../src/deps.js';
+import { backgroundJobs } from '../src/jobs/registry.js';
+import { startJobs } from '../src/jobs/runner.js';
+
+const config = loadConfig(process.env);
+const deps = await createDeps(config, {
+  ...(process.env.SVC_TEST_SCHEMA ? { dbSchema: process.env.SVC_TEST_SCHEMA } : {}),
+  poolSize: Number(process.env.BENCH_POOL_SIZE ?? 20),
+});
+const app = await buildApp(deps, { logger: { level: config.logLevel } });
+await app.listen({ port: 0, host: '127.0.0.1' });
+startJobs(deps, backgroundJobs, app.log);
+const address = app.server.address();
+process.stdout.write(
+  `${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 })}\n`,
+);
