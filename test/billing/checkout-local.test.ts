@@ -178,6 +178,16 @@ describe('local checkout page', () => {
     expect(p).toMatchObject({ status: 'expired', completedAt: null });
   });
 
+  it('has no Stripe webhook without Stripe keys', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/billing/webhooks/stripe',
+      headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' },
+      payload: '{}',
+    });
+    expectError(res, 404, 'SVC-VAL-006');
+  });
+
   it('answers 404 pages for unknown sessions and receipts', async () => {
     expect((await t.inject({ method: 'GET', url: '/checkout/cs_local_nope' })).statusCode).toBe(404);
     expect((await t.inject({ method: 'POST', url: '/checkout/cs_local_nope/pay' })).statusCode).toBe(404);

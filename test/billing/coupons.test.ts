@@ -2,6 +2,7 @@
 // (max_redemptions across many accounts, one credit per account however many requests race).
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminCommands } from '../../src/cli-admin.js';
 import { one } from '../../src/db/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { TestApp } from '../helpers/app.js';
@@ -82,6 +83,22 @@ describe('POST /v1/admin/coupons', () => {
       description: 'x',
     });
     expectError(asUser, 401, 'SVC-AUTH-001');
+  });
+});
+
+describe('svc admin create-coupon', () => {
+  it('creates a coupon through the same service as the admin API', async () => {
+    const command = adminCommands.find((c) => c.name === 'create-coupon');
+    const code = uniqueCode('cli');
+    const created = await command?.run(t.deps, {
+      code,
+      'credits-usdc': '1.25',
+      description: 'From the CLI',
+      'max-redemptions': '2',
+    });
+    expect(created).toMatchObject({ code: code.toUpperCase(), credits: '1250000', max_redemptions: 2 });
+    const u = await newUser();
+    expect((await u.call('POST', '/v1/billing/coupons/redeem', { code })).json().newBalance).toBe('1250000');
   });
 });
 
