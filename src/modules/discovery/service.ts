@@ -20,8 +20,6 @@ export const QUALITY_CACHE_TTL_MS = 60_000;
 /** How often an instance asks the database whether another instance changed the catalogue. */
 export const VERSION_CHECK_MS = 5_000;
 const MATCH_CACHE_MAX_ENTRIES = 2_000;
-/** Matches below this relevance are noise (a faint likeness of meaning), not results. */
-export const RELEVANCE_FLOOR = 0.12;
 
 export interface DiscoverRequest {
   query: string | undefined;
@@ -124,7 +122,7 @@ export class DiscoveryService {
     ) {
       return cached.hits;
     }
-    const hits = scoreQuery(snapshot.index, key).filter((h) => h.relevance >= RELEVANCE_FLOOR);
+    const hits = scoreQuery(snapshot.index, key);
     this.matches.delete(key);
     if (this.matches.size >= MATCH_CACHE_MAX_ENTRIES) {
       const oldest = this.matches.keys().next().value;

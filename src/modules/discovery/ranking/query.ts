@@ -1,50 +1,42 @@
 // Query side of the ranking: analyse the query (content words, typo correction, expansion to catalogue
-// words of similar meaning), score candidates lexically (MiniSearch BM25+) and by meaning (cosine of mean
-// word vectors), and turn both into one relevance in [0, 1].
-import { FIELD_WEIGHTS, type SearchIndex, type VocabEntry } from './search-index.js';
+// words of similar meaning), score candidates lexically (MiniSearch BM25+), by soft coverage of the
+// query words and by meaning (cosine of SIF-weighted mean word vectors), and blend them into one
+// relevance in [0, 1].
+import { LEXICAL_BOOSTS, type SearchIndex, type VocabEntry } from './search-index.js';
 import { contentWords, stem } from './text.js';
-import { dot, normalise } from './vectors.js';
+import { editDistance } from './typos.js';
 
 /** Tunables, in one place so the benchmark can report what it ran with. */
 export const QUERY_TUNING = {
-  /** Catalogue words at least this similar (cosine) to a query word are added to the query. */
-  expansionMinSimilarity: 0.55,
-  expansionsPerWord: 4,
-  /** Weight of an expansion term relative to the query word it comes from, times its similarity. */
-  expansionWeight: 0.6,
-  /** Relative weight of a fuzzy (typo) match. */
+  /** Relative weight of a fuzzy (typo) match, and MiniSearch's fuzziness for words of 5+ letters. */
   fuzzyWeight: 0.6,
   fuzzy: 0.2,
-  /** Blend of the per-candidate signals into the ranking relevance. */
+  /** Blend of the per-candidate signals into the relevance. */
   lexicalWeight: 0.45,
-  coverageWeight: 0.25,
+  softWeight: 0.6,
   meaningWeight: 0.3,
   /** Cosine of mean vectors mapped linearly from [meaningFloor, meaningCeil] onto [0, 1]. */
   meaningFloor: 0.35,
   meaningCeil: 0.85,
-  /** 1 = query words weigh IDF x SIF (general-English commonness), 0 = IDF only. */
-  sifQuery: 1,
   /** Soft coverage: similarity below this gives no credit; credit = softScale * rescaled^softPower. */
-  softMinSimilarity: 0.4,
+  softMinSimilarity: 0.3,
   softScale: 0.9,
-  softPower: 1,
-  softWeight: 0.3,
+  softPower: 2,
+  /** Most similar catalogue stems considered per query word for soft coverage. */
+  softNeighbours: 16,
+  /** Matches below this relevance are a faint likeness, not results (they are not returned). */
+  minRelevance: 0.12,
+  /** Exponent of the coverage that scales the relative BM25 score. */
+  lexicalCoveragePower: 0.5,
 };
 
 interface QueryWord {
   word: string;
   stem: string;
-  /** IDF in the catalogue; unknown words get the highest IDF (they are specific and unmatched). */
-  idf: number;
-  vector: Float32Array | undefined;
-}
-
-interface QueryTerm {
-  term: string;
-  /** Index of the query word the term stands for. */
-  from: number;
+  /** IDF in the catalogue times SIF (general-English commonness); unknown words get the top IDF. */
   weight: number;
-  original: boolean;
+  /** Row in the vocabulary vectors, or the word's own vector. */
+  vector: Float32Array | undefined;
 }
 
 export interface RelevanceHit {
@@ -52,12 +44,11 @@ export interface RelevanceHit {
   relevance: number;
 }
 
-function maxIdf(index: SearchIndex): number {
-  const n = Math.max(index.endpoints.length, 1);
-  return Math.log(1 + (n + 0.5) / 0.5);
-}
+type Neighbour = { entry: VocabEntry; sim: number };
 
-/** Closest catalogue word within one edit (two for long words), for a query word without a vector. */
+const NEIGHBOUR_CACHE_MAX = 20_000;
+
+/** Closest catalogue word within one edit (two for long words), for a query word nobody knows. */
 function correctTypo(index: SearchIndex, word: string): string | undefined {
   if (word.length < 4) return undefined;
   const limit = word.length >= 8 ? 2 : 1;
@@ -74,33 +65,10 @@ function correctTypo(index: SearchIndex, word: string): string | undefined {
   return best;
 }
 
-/** Damerau-Levenshtein (optimal string alignment) distance, giving up above `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
-  const m = a.length;
-  const n = b.length;
-  let prev2 = new Array<number>(n + 1).fill(0);
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  for (let i = 1; i <= m; i++) {
-    const cur = new Array<number>(n + 1).fill(0);
-    cur[0] = i;
-    let rowMin = i;
-    for (let j = 1; j <= n; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        v = Math.min(v, (prev2[j - 2] as number) + 1);
-      cur[j] = v;
-      rowMin = Math.min(rowMin, v);
-    }
-    if (rowMin > limit) return limit + 1;
-    prev2 = prev;
-    prev = cur;
-  }
-  return prev[n] as number;
-}
-
 function analyse(index: SearchIndex, query: string): QueryWord[] {
-  const top = maxIdf(index);
+  const n = Math.max(index.endpoints.length, 1);
+  const unknownIdf = Math.log(1 + (n + 0.5) / 0.5);
+  const dims = index.vectors.dims;
   const seen = new Set<string>();
   const out: QueryWord[] = [];
   for (const raw of contentWords(query)) {
@@ -117,156 +85,160 @@ function analyse(index: SearchIndex, query: string): QueryWord[] {
     if (seen.has(s)) continue;
     seen.add(s);
     const entry = index.vocab.get(s);
-    const sif = QUERY_TUNING.sifQuery ? index.vectors.sif(word) : 1;
+    const own = index.vectors.get(word);
+    const row =
+      entry && entry.row >= 0
+        ? index.vocabVectors.subarray(entry.row * dims, (entry.row + 1) * dims)
+        : undefined;
     out.push({
       word,
       stem: s,
-      idf: (entry?.idf ?? top) * sif,
-      vector: index.vectors.get(word) ?? entry?.vector,
+      weight: (entry?.idf ?? unknownIdf) * index.vectors.sif(word),
+      vector: own ?? row,
     });
   }
   return out;
 }
 
-type Neighbours = Array<Array<{ entry: VocabEntry; sim: number }>>;
-
-/** Catalogue words similar in meaning to each query word (best first, at least softMinSimilarity). */
-function neighbours(index: SearchIndex, words: QueryWord[]): Neighbours {
-  const own = new Set(words.map((w) => w.stem));
-  return words.map((w) => {
-    if (!w.vector) return [];
-    const found: Array<{ entry: VocabEntry; sim: number }> = [];
-    for (const entry of index.vectorVocab) {
-      if (own.has(entry.stem)) continue;
-      const sim = dot(w.vector, entry.vector as Float32Array);
-      if (sim >= QUERY_TUNING.softMinSimilarity) found.push({ entry, sim });
-    }
-    return found.sort((a, b) => b.sim - a.sim);
-  });
-}
-
-function expand(words: QueryWord[], near: Neighbours): QueryTerm[] {
-  const t = QUERY_TUNING;
-  const terms: QueryTerm[] = words.map((w, from) => ({ term: w.stem, from, weight: 1, original: true }));
-  near.forEach((list, from) => {
-    const best = list.filter((n) => n.sim >= t.expansionMinSimilarity).slice(0, t.expansionsPerWord);
-    for (const { entry, sim } of best) {
-      terms.push({ term: entry.stem, from, weight: t.expansionWeight * sim, original: false });
-    }
-  });
-  return terms;
-}
-
-/**
- * Soft coverage of every endpoint: the weighted share of query words it contains, where a word of
- * similar meaning counts by its similarity and a word in a minor field counts less. Returns n x words.
- */
-function softCoverage(index: SearchIndex, words: QueryWord[], near: Neighbours): Float32Array {
-  const t = QUERY_TUNING;
-  const q = words.length;
-  const credit = new Float32Array(index.endpoints.length * q);
-  const give = (entry: VocabEntry, qi: number, value: number) => {
-    for (let k = 0; k < entry.docs.length; k++) {
-      const cell = (entry.docs[k] as number) * q + qi;
-      const v = value * (entry.fieldFactor[k] as number);
-      if (v > (credit[cell] as number)) credit[cell] = v;
-    }
-  };
-  words.forEach((w, qi) => {
-    const exact = index.vocab.get(w.stem);
-    if (exact) give(exact, qi, 1);
-    for (const { entry, sim } of near[qi] ?? []) {
-      give(entry, qi, t.softScale * ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower);
-    }
-  });
-  return credit;
+/** Catalogue stems similar in meaning to a query word, best first (memoised per index snapshot). */
+function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
+  if (!w.vector) return [];
+  const cached = index.neighbourCache.get(w.word);
+  if (cached) return cached;
+  const dims = index.vectors.dims;
+  const vv = index.vocabVectors;
+  const q = w.vector;
+  const found: Neighbour[] = [];
+  const min = QUERY_TUNING.softMinSimilarity;
+  for (let r = 0; r < index.vectorVocab.length; r++) {
+    let sim = 0;
+    const off = r * dims;
+    for (let d = 0; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    if (sim >= min) found.push({ entry: index.vectorVocab[r] as VocabEntry, sim });
+  }
+  found.sort((a, b) => b.sim - a.sim);
+  const result = found.filter((f) => f.entry.stem !== w.stem).slice(0, QUERY_TUNING.softNeighbours);
+  if (index.neighbourCache.size >= NEIGHBOUR_CACHE_MAX) index.neighbourCache.clear();
+  index.neighbourCache.set(w.word, result);
+  return result;
 }
 
 function queryVector(index: SearchIndex, words: QueryWord[]): Float32Array | undefined {
   const dims = index.vectors.dims;
   const v = new Float32Array(dims);
-  let any = false;
+  let norm = 0;
   for (const w of words) {
     if (!w.vector) continue;
-    any = true;
-    for (let d = 0; d < dims; d++) v[d] = (v[d] as number) + w.idf * (w.vector[d] as number);
+    for (let d = 0; d < dims; d++) v[d] = (v[d] as number) + w.weight * (w.vector[d] as number);
   }
-  return any ? normalise(v) : undefined;
+  for (let d = 0; d < dims; d++) norm += (v[d] as number) ** 2;
+  if (norm === 0) return undefined;
+  norm = Math.sqrt(norm);
+  for (let d = 0; d < dims; d++) v[d] = (v[d] as number) / norm;
+  return v;
 }
 
 /**
- * Relevance of every endpoint that matches the query at all, best first. `allowed` restricts the
- * candidates (filters are applied to the matches, as hard cutoffs).
+ * Relevance of every endpoint that matches the query at least `minRelevance`, best first. `allowed`
+ * restricts the candidates (filters are hard cutoffs on the matches).
  */
 export function scoreQuery(
   index: SearchIndex,
   query: string,
   allowed?: (i: number) => boolean,
+  minRelevance = QUERY_TUNING.minRelevance,
 ): RelevanceHit[] {
   const t = QUERY_TUNING;
   const words = analyse(index, query);
   if (words.length === 0) return [];
-  const near = neighbours(index, words);
-  const terms = expand(words, near);
-  const soft = softCoverage(index, words, near);
-  const byTerm = new Map<string, QueryTerm>();
-  for (const q of terms) if (!byTerm.has(q.term)) byTerm.set(q.term, q);
-  const idfTotal = words.reduce((s, w) => s + w.idf, 0);
+  const near = words.map((w) => neighboursOf(index, w));
+  const own = new Set(words.map((w) => w.stem));
 
-  const lexical = new Map<number, { score: number; coverage: number }>();
+  // BM25 over the query's own stems; words of similar meaning count through soft coverage below
+  // (adding them to the BM25 query as well measured no better, and costs time on large catalogues).
+  const terms = new Set(words.map((w) => w.stem));
+
+  const n = index.endpoints.length;
+  const q = words.length;
+  const lexical = new Float32Array(n);
+  const soft = new Float32Array(n * q);
+  const isCandidate = new Uint8Array(n);
+  const candidates: number[] = [];
+  const mark = (doc: number) => {
+    if (isCandidate[doc] === 0) {
+      isCandidate[doc] = 1;
+      candidates.push(doc);
+    }
+  };
+
+  let maxScore = 0;
   const results = index.mini.search(
-    { queries: [...byTerm.keys()], combineWith: 'OR' },
+    { queries: [...terms], combineWith: 'OR' },
     {
-      boost: FIELD_WEIGHTS,
+      boost: LEXICAL_BOOSTS,
       processTerm: (term) => term,
       tokenize: (text) => [text],
-      boostTerm: (term) => byTerm.get(term)?.weight ?? 1,
-      fuzzy: (term) => (byTerm.get(term)?.original && term.length >= 5 ? t.fuzzy : false),
+      // Only a word the catalogue does not contain may be a misspelling of one it does.
+      fuzzy: (term) => (term.length >= 5 && !index.vocab.has(term) ? t.fuzzy : false),
       weights: { fuzzy: t.fuzzyWeight, prefix: 0.3 },
-      ...(allowed ? { filter: (r) => allowed(r.id as number) } : {}),
     },
   );
-  let maxScore = 0;
   for (const r of results) {
-    // Coverage: the IDF share of the query words this endpoint answers (an expansion counts partly).
-    const covered = new Array<number>(words.length).fill(0);
-    for (const qt of r.queryTerms) {
-      const q = byTerm.get(qt);
-      if (!q) continue;
-      const exact = r.terms.includes(qt);
-      const credit = q.original ? (exact ? 1 : t.fuzzyWeight) : q.weight;
-      covered[q.from] = Math.max(covered[q.from] as number, credit);
-    }
-    const coverage = words.reduce((s, w, i) => s + w.idf * (covered[i] as number), 0) / idfTotal;
-    lexical.set(r.id as number, { score: r.score, coverage });
-    maxScore = Math.max(maxScore, r.score);
+    const id = r.id as number;
+    lexical[id] = r.score;
+    if (r.score > maxScore) maxScore = r.score;
+    mark(id);
   }
 
+  // Soft coverage: each query word is credited by the best word of the endpoint that means the same
+  // (1 for the word itself, less for a similar one), scaled by the field it appears in.
+  const give = (entry: VocabEntry, qi: number, value: number) => {
+    for (let k = 0; k < entry.docs.length; k++) {
+      const doc = entry.docs[k] as number;
+      const v = value * (entry.fieldFactor[k] as number);
+      const cell = doc * q + qi;
+      if (v > (soft[cell] as number)) soft[cell] = v;
+      mark(doc);
+    }
+  };
+  words.forEach((w, qi) => {
+    const exact = index.vocab.get(w.stem);
+    if (exact) give(exact, qi, 1);
+    // Another query word's own stem is credited to that word, not counted twice.
+    const similar = (near[qi] ?? []).filter((x) => !own.has(x.entry.stem)).slice(0, t.softNeighbours);
+    for (const { entry, sim } of similar) {
+      const closeness = ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower;
+      give(entry, qi, t.softScale * closeness);
+    }
+  });
+
+  const weightTotal = words.reduce((s, w) => s + w.weight, 0);
+  const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight;
   const qv = queryVector(index, words);
   const dims = index.vectors.dims;
+  const dv = index.docVectors;
   const hits: RelevanceHit[] = [];
-  const n = index.endpoints.length;
-  for (let i = 0; i < n; i++) {
-    const lex = lexical.get(i);
+  for (const i of candidates) {
+    if (allowed && !allowed(i)) continue;
     let softSum = 0;
-    for (let qi = 0; qi < words.length; qi++)
-      softSum += (words[qi] as QueryWord).idf * (soft[i * words.length + qi] as number);
-    const softCov = softSum / idfTotal;
+    for (let qi = 0; qi < q; qi++) softSum += (words[qi] as QueryWord).weight * (soft[i * q + qi] as number);
     let meaning = 0;
     if (qv) {
-      const cos = dot(qv, index.docVectors.subarray(i * dims, (i + 1) * dims));
+      let cos = 0;
+      const off = i * dims;
+      for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
       meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
     }
-    if (!lex && meaning <= 0 && softCov <= 0) continue;
-    if (!lex && allowed && !allowed(i)) continue;
-    const lexRel = lex && maxScore > 0 ? lex.score / maxScore : 0;
+    const lexRel = maxScore > 0 ? (lexical[i] as number) / maxScore : 0;
+    const coverage = softSum / weightTotal;
+    // BM25 is relative to the best match; scaling it by coverage keeps one shared word from looking complete.
     const relevance =
-      t.lexicalWeight * lexRel * (lex?.coverage ?? 0) ** 0.5 +
-      t.coverageWeight * (lex?.coverage ?? 0) +
-      t.meaningWeight * meaning +
-      t.softWeight * softCov;
-    hits.push({ index: i, relevance });
+      (t.lexicalWeight * lexRel * coverage ** t.lexicalCoveragePower +
+        t.softWeight * coverage +
+        t.meaningWeight * meaning) /
+      blendTotal;
+    if (relevance >= minRelevance && relevance > 0) hits.push({ index: i, relevance });
   }
-  hits.sort((a, b) => b.relevance - a.relevance);
+  hits.sort((a, b) => b.relevance - a.relevance || a.index - b.index);
   return hits;
 }

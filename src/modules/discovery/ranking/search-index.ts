@@ -6,8 +6,10 @@ import { contentWords, stem } from './text.js';
 import type { CatalogueEndpoint } from './types.js';
 import { normalise, type WordVectors } from './vectors.js';
 
+export type FieldName = 'description' | 'tags' | 'slug' | 'name' | 'provider' | 'category' | 'params';
+
 /** Relative importance of each text field (BM25 boosts and weights of the mean vector). */
-export const FIELD_WEIGHTS = {
+export const FIELD_WEIGHTS: Record<FieldName, number> = {
   description: 1.0,
   tags: 1.6,
   slug: 1.4,
@@ -15,46 +17,57 @@ export const FIELD_WEIGHTS = {
   provider: 0.5,
   category: 0.3,
   params: 0.25,
-} as const;
+};
 
-export type FieldName = keyof typeof FIELD_WEIGHTS;
 const FIELDS = Object.keys(FIELD_WEIGHTS) as FieldName[];
+
+/**
+ * Fields MiniSearch scores with BM25 (the category joins the provider's text there; parameter texts
+ * only feed the meaning signals: as BM25 fields they measured no better and cost time).
+ */
+const LEXICAL_FIELDS = ['description', 'tags', 'slug', 'name', 'provider'] as const;
+type LexicalField = (typeof LEXICAL_FIELDS)[number];
+/**
+ * BM25 field boosts. Field importance already shapes soft coverage and the mean vectors (FIELD_WEIGHTS);
+ * boosting BM25 as well measured worse on the dev set, so BM25 weighs the fields evenly by default.
+ */
+export const LEXICAL_BOOSTS: Record<LexicalField, number> = {
+  description: 1,
+  tags: 1,
+  slug: 1,
+  name: 1,
+  provider: 1,
+};
 
 export interface VocabEntry {
   stem: string;
-  /** Number of endpoints whose texts contain the stem. */
-  df: number;
+  /** Row of the stem's vector in `SearchIndex.vocabVectors`, or -1 when none of its words has one. */
+  row: number;
   idf: number;
-  /** Mean unit vector of the surface words seen for this stem; undefined when none has a vector. */
-  vector: Float32Array | undefined;
   /** Endpoints containing the stem, and the weight of the best field it appears in (capped at 1). */
-  docs: number[];
-  fieldFactor: number[];
+  docs: Int32Array;
+  fieldFactor: Float32Array;
 }
 
 export interface SearchIndex {
   endpoints: CatalogueEndpoint[];
   mini: MiniSearch<IndexedDoc>;
   vocab: Map<string, VocabEntry>;
-  /** Vocabulary entries that have a vector, for nearest-neighbour expansion. */
+  /** Vocabulary entries with a vector, in row order of `vocabVectors`. */
   vectorVocab: VocabEntry[];
+  /** Row r = unit mean vector of the surface words of vectorVocab[r]. */
+  vocabVectors: Float32Array;
   /** Surface words of the catalogue (typo correction before a vector lookup). */
-  surfaceWords: Set<string>;
-  /** Row i = unit mean vector of endpoint i (dims columns). */
+  surfaceWords: string[];
+  /** Row i = unit mean vector of endpoint i. */
   docVectors: Float32Array;
   vectors: WordVectors;
+  /** Per-snapshot memo of query word -> similar catalogue stems (words repeat across queries). */
+  neighbourCache: Map<string, Array<{ entry: VocabEntry; sim: number }>>;
 }
 
-interface IndexedDoc {
-  id: number;
-  description: string;
-  tags: string;
-  slug: string;
-  name: string;
-  provider: string;
-  category: string;
-  params: string;
-}
+/** Fields hold space-joined stems: tokenised once here, not again by MiniSearch. */
+type IndexedDoc = { id: number } & Record<LexicalField, string>;
 
 /** "CloudVane" -> "Cloud Vane", "ip_intel-v2" -> "ip intel v2": names carry words too. */
 function splitName(text: string): string {
@@ -76,91 +89,105 @@ function fieldTexts(e: CatalogueEndpoint): Record<FieldName, string> {
   };
 }
 
-/** Index-side term processing: MiniSearch indexes Porter stems of content words. */
-export function indexTerm(term: string): string | null {
-  const ws = contentWords(term);
-  const w = ws[0];
-  return w === undefined ? null : stem(w);
-}
-
 export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVectors): SearchIndex {
   const dims = vectors.dims;
+  const n = endpoints.length;
   const docs: IndexedDoc[] = [];
-  const dfCount = new Map<string, number>();
-  const surfaces = new Map<string, Map<string, number>>();
-  const perDocTokens: Array<Array<{ word: string; stem: string; weight: number }>> = [];
-  const postings = new Map<string, { docs: number[]; fieldFactor: number[] }>();
+  const stemForms = new Map<string, Map<string, number>>();
+  const stemDocs = new Map<string, { docs: number[]; factor: number[] }>();
+  const docVectors = new Float32Array(n * dims);
+  // Per endpoint: (word, stem, field weight) triples, kept until IDF is known.
+  const docTokens: Array<Array<[string, string, number]>> = [];
 
   endpoints.forEach((e, id) => {
     const texts = fieldTexts(e);
-    docs.push({ id, ...texts });
-    const seen = new Set<string>();
-    const tokens: Array<{ word: string; stem: string; weight: number }> = [];
+    const doc = { id, description: '', tags: '', slug: '', name: '', provider: '' };
+    const tokens: Array<[string, string, number]> = [];
+    const best = new Map<string, number>();
     for (const f of FIELDS) {
+      const stems: string[] = [];
       for (const word of contentWords(texts[f])) {
         const s = stem(word);
-        tokens.push({ word, stem: s, weight: FIELD_WEIGHTS[f] });
-        const forms = surfaces.get(s) ?? new Map<string, number>();
-        surfaces.set(s, forms);
-        forms.set(word, (forms.get(word) ?? 0) + 1);
-        if (!seen.has(s)) {
-          seen.add(s);
-          dfCount.set(s, (dfCount.get(s) ?? 0) + 1);
+        stems.push(s);
+        tokens.push([word, s, FIELD_WEIGHTS[f]]);
+        let forms = stemForms.get(s);
+        if (!forms) {
+          forms = new Map();
+          stemForms.set(s, forms);
         }
+        forms.set(word, (forms.get(word) ?? 0) + 1);
+        best.set(s, Math.max(best.get(s) ?? 0, Math.min(1, FIELD_WEIGHTS[f])));
       }
+      const joined = stems.join(' ');
+      if (f === 'category') doc.provider = `${doc.provider} ${joined}`;
+      else if (f !== 'params') doc[f] = joined;
     }
-    perDocTokens.push(tokens);
-    const best = new Map<string, number>();
-    for (const t of tokens) best.set(t.stem, Math.max(best.get(t.stem) ?? 0, Math.min(1, t.weight)));
+    docs.push(doc);
+    docTokens.push(tokens);
     for (const [s, factor] of best) {
-      const p = postings.get(s) ?? { docs: [], fieldFactor: [] };
-      postings.set(s, p);
+      let p = stemDocs.get(s);
+      if (!p) {
+        p = { docs: [], factor: [] };
+        stemDocs.set(s, p);
+      }
       p.docs.push(id);
-      p.fieldFactor.push(factor);
+      p.factor.push(factor);
     }
   });
 
-  const n = Math.max(endpoints.length, 1);
   const vocab = new Map<string, VocabEntry>();
-  const surfaceWords = new Set<string>();
-  for (const [s, df] of dfCount) {
-    const forms = surfaces.get(s) ?? new Map<string, number>();
+  const vectorVocab: VocabEntry[] = [];
+  const rows: Float32Array[] = [];
+  const surfaceWords: string[] = [];
+  for (const [s, p] of stemDocs) {
+    const forms = stemForms.get(s) ?? new Map<string, number>();
     let vector: Float32Array | undefined;
     for (const [word, count] of forms) {
-      surfaceWords.add(word);
+      surfaceWords.push(word);
       const v = vectors.get(word);
       if (!v) continue;
       vector ??= new Float32Array(dims);
       for (let d = 0; d < dims; d++) vector[d] = (vector[d] as number) + count * (v[d] as number);
     }
-    const p = postings.get(s) ?? { docs: [], fieldFactor: [] };
-    vocab.set(s, {
+    const df = p.docs.length;
+    const entry: VocabEntry = {
       stem: s,
-      df,
+      row: vector ? rows.length : -1,
       idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)),
-      vector: vector && normalise(vector),
-      docs: p.docs,
-      fieldFactor: p.fieldFactor,
-    });
+      docs: Int32Array.from(p.docs),
+      fieldFactor: Float32Array.from(p.factor),
+    };
+    if (vector) {
+      rows.push(normalise(vector));
+      vectorVocab.push(entry);
+    }
+    vocab.set(s, entry);
   }
+  const vocabVectors = new Float32Array(rows.length * dims);
+  rows.forEach((r, i) => {
+    vocabVectors.set(r, i * dims);
+  });
 
-  const docVectors = new Float32Array(endpoints.length * dims);
-  perDocTokens.forEach((tokens, i) => {
+  // Mean vector of each endpoint: field weight x IDF x SIF weighted (Arora et al.'s smooth inverse frequency).
+  docTokens.forEach((tokens, i) => {
     const row = docVectors.subarray(i * dims, (i + 1) * dims);
-    for (const t of tokens) {
-      const entry = vocab.get(t.stem);
-      const v = vectors.get(t.word) ?? entry?.vector;
-      if (!v || !entry) continue;
-      const w = t.weight * entry.idf * vectors.sif(t.word);
-      for (let d = 0; d < dims; d++) row[d] = (row[d] as number) + w * (v[d] as number);
+    for (const [word, s, fieldWeight] of tokens) {
+      const entry = vocab.get(s) as VocabEntry;
+      const v = vectors.get(word);
+      const src =
+        v ?? (entry.row >= 0 ? vocabVectors.subarray(entry.row * dims, (entry.row + 1) * dims) : undefined);
+      if (!src) continue;
+      const w = fieldWeight * entry.idf * vectors.sif(word);
+      for (let d = 0; d < dims; d++) row[d] = (row[d] as number) + w * (src[d] as number);
     }
     normalise(row);
   });
 
   const mini = new MiniSearch<IndexedDoc>({
-    fields: FIELDS,
+    fields: [...LEXICAL_FIELDS],
     idField: 'id',
-    processTerm: indexTerm,
+    tokenize: (text) => (text ? text.split(' ') : []),
+    processTerm: (term) => term,
   });
   mini.addAll(docs);
 
@@ -168,9 +195,11 @@ export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVe
     endpoints,
     mini,
     vocab,
-    vectorVocab: [...vocab.values()].filter((v) => v.vector !== undefined),
+    vectorVocab,
+    vocabVectors,
     surfaceWords,
     docVectors,
     vectors,
+    neighbourCache: new Map(),
   };
 }
