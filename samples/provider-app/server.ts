@@ -14,7 +14,7 @@ import { SampleInputError, type SampleProvider } from './types.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /** Methods whose parameters travel in the query string (and are what the signature covers). */
-const QUERY_METHODS = new Set(['GET', 'DELETE']);
+const QUERY_METHODS = new Set(['GET', 'HEAD']);
 
 export interface SampleAppOptions {
   host?: string;

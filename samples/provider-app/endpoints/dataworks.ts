@@ -134,7 +134,7 @@ const fromCsv: SampleEndpoint = {
     slug: 'csv-to-json',
     method: 'POST',
     description:
-      'Parse CSV text (comma, semicolon, tab or pipe separated, RFC 4180 quoting) into JSON records keyed by the header row, inferring numbers, booleans and empty cells.',
+      'Parse CSV text, such as a spreadsheet export from Excel or Google Sheets (comma, semicolon, tab or pipe separated, RFC 4180 quoting), into JSON records keyed by the header row, inferring numbers, booleans and empty cells.',
     tags: ['csv', 'json', 'parser', 'conversion', 'import', 'tabular-data'],
     parameters: {
       csv: { type: 'string', required: true, description: 'CSV text', maxLength: 500000 },
