@@ -419,8 +419,13 @@ describe('admin suspension', () => {
       expect(refused.statusCode, url).toBe(403);
       expect(refused.json().error.code).toBe('SVC-AUTH-004');
     }
-    // Repeating is harmless.
+    // Repeating is harmless and sends no second e-mail.
     expect((await t.admin('POST', `/v1/admin/accounts/${acc.accountId}/suspend`, {})).statusCode).toBe(200);
+    const mails = await rows<{ kind: string }>(
+      t.deps.db.orm,
+      sql`SELECT kind FROM email_outbox WHERE account_id = ${acc.accountId} AND kind = 'account_suspended'`,
+    );
+    expect(mails).toHaveLength(1);
 
     const back = await t.admin('POST', `/v1/admin/accounts/${acc.accountId}/reinstate`, {
       reason: 'resolved',
