@@ -100,6 +100,19 @@ describe('Stripe checkout', () => {
     expect(payment.status).toBe('pending');
   });
 
+  it('answers 500 SVC-SYS-001 without Stripe internals and stores nothing when Stripe refuses', async () => {
+    const u = await newUser();
+    fake.failNext(400, 'Secret Stripe detail: account not activated');
+    const res = await u.call('POST', '/v1/billing/checkout', {
+      amountUsdCents: 1000,
+      successUrl: 'https://app.example.com/ok',
+      cancelUrl: 'https://app.example.com/cancel',
+    });
+    expectError(res, 500, 'SVC-SYS-001');
+    expect(res.body).not.toContain('Secret Stripe detail');
+    expect((await u.call('GET', '/v1/billing/payments')).json().pagination.total).toBe(0);
+  });
+
   it('does not serve the local checkout page when Stripe is configured', async () => {
     expectError(await t.inject({ method: 'GET', url: '/checkout/cs_local_x' }), 404, 'SVC-VAL-006');
   });

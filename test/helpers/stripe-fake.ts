@@ -34,6 +34,8 @@ export interface StripeFake {
   sessions: Map<string, FakeSession>;
   /** Every API request received: method, path, form body (decoded), headers. */
   requests: { method: string; path: string; form: Json; headers: http.IncomingHttpHeaders }[];
+  /** The next API call answers this Stripe error instead (e.g. 400 invalid_request_error). */
+  failNext(status: number, message: string): void;
   /** Events about a session, as Stripe would post them (bodies are JSON strings). */
   completed(sessionId: string, opts?: { paymentStatus?: 'paid' | 'unpaid' }): string;
   expired(sessionId: string): string;
@@ -75,6 +77,7 @@ export async function startStripeFake(): Promise<StripeFake> {
   const byIdempotencyKey = new Map<string, FakeSession>();
   const paymentIntents = new Map<string, string>();
   const requests: StripeFake['requests'] = [];
+  let nextFailure: { status: number; message: string } | undefined;
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => {
@@ -86,6 +89,11 @@ export async function startStripeFake(): Promise<StripeFake> {
       requests.push({ method: req.method ?? 'GET', path, form, headers: req.headers });
       if (req.headers.authorization !== `Bearer ${FAKE_STRIPE_KEY}`) {
         return stripeError(res, 401, 'Invalid API Key provided');
+      }
+      if (nextFailure) {
+        const { status, message } = nextFailure;
+        nextFailure = undefined;
+        return stripeError(res, status, message);
       }
       if (req.method === 'POST' && path === '/v1/checkout/sessions') {
         const key = req.headers['idempotency-key'];
@@ -167,6 +175,9 @@ export async function startStripeFake(): Promise<StripeFake> {
     url: `http://127.0.0.1:${port}`,
     sessions,
     requests,
+    failNext(status, message) {
+      nextFailure = { status, message };
+    },
     completed(id, opts = {}) {
       const paid = (opts.paymentStatus ?? 'paid') === 'paid';
       return event('checkout.session.completed', {

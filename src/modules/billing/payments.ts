@@ -4,10 +4,11 @@
 import { sql } from 'drizzle-orm';
 import { one, rows, type Tx, toIso } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { postEntry } from '../ledger/service.js';
 import { afterBalanceDecrease, onPaymentCompleted } from '../notifications/triggers.js';
-import type { CardProcessor } from './processors.js';
+import type { CardProcessor, CreatedCheckout } from './processors.js';
 
 export type PaymentStatus = 'pending' | 'completed' | 'failed' | 'expired' | 'refunded';
 
@@ -63,15 +64,27 @@ export async function createCheckout(
   const expiresAt = new Date(now.getTime() + CHECKOUT_LIFETIME_MS);
   // The processor is asked first: if it fails nothing is stored; if our insert failed afterwards the
   // processor's session would simply expire unpaid (its events find no payment and are acknowledged).
-  const checkout = await processor.createCheckout({
-    paymentId,
-    accountId,
-    amountUsdCents: input.amountUsdCents,
-    credits,
-    successUrl: input.successUrl,
-    cancelUrl: input.cancelUrl,
-    expiresAt,
-  });
+  let checkout: CreatedCheckout;
+  try {
+    checkout = await processor.createCheckout({
+      paymentId,
+      accountId,
+      amountUsdCents: input.amountUsdCents,
+      credits,
+      successUrl: input.successUrl,
+      cancelUrl: input.cancelUrl,
+      expiresAt,
+    });
+  } catch (err) {
+    // The processor's own message stays in the log (cause), not in the answer.
+    throw Object.assign(
+      new AppError(
+        'SVC-SYS-001',
+        'The card processor could not open a checkout; nothing was charged, retry later',
+      ),
+      { cause: err },
+    );
+  }
   await deps.db.orm.execute(
     sql`INSERT INTO payments (id, account_id, processor, session_id, amount_usd_cents, credits, checkout_url,
                               success_url, cancel_url, expires_at, created_at)
