@@ -279,6 +279,24 @@ describe('admin provider API: create, replace, delete', () => {
     expect(ids).toEqual(['zurich-data-co', 'zurich-data-co-2', 'zurich-data-co-3']);
   });
 
+  it('gives concurrent creates of one name distinct ids, and one id to only one of them', async () => {
+    const derived = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        t.admin('POST', '/v1/admin/providers', providerInput({ name: 'Race Co' })),
+      ),
+    );
+    expect(derived.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201]);
+    const ids = derived.map((r) => r.json().data.provider_id).sort();
+    expect(ids).toEqual(['race-co', 'race-co-2', 'race-co-3', 'race-co-4', 'race-co-5']);
+
+    const same = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        t.admin('POST', '/v1/admin/providers', providerInput({ provider_id: 'only-once' })),
+      ),
+    );
+    expect(same.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409]);
+  });
+
   it('replaces a provider fully, keeping its secret and created_at', async () => {
     const created = (
       await t.admin('POST', '/v1/admin/providers', providerInput({ provider_id: 'swap' }))
