@@ -2,7 +2,7 @@
 //   /echo      200 JSON echo of what arrived (body, query, headers)   /bad-request  400 JSON
 //   /fail      500 JSON                                               /hang         never answers
 //   /close     destroys the socket                                    /garbage      200 non-JSON text
-//   /oversized 200 with a 2 MiB JSON body                             /slow         200 after ?delay_ms (default 50)
+//   /oversized 200 with a 2 MiB JSON body                             /slow         200 after delay_ms (body or query; default 50)
 // Every request is recorded (path, method, headers, raw body) so tests can check what a provider saw.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,7 +66,13 @@ export async function startProviderServer(opts: { record?: boolean } = {}): Prom
         case 'oversized':
           return json(res, 200, { blob: 'x'.repeat(2 * 1024 * 1024) });
         case 'slow': {
-          const delay = Number(new URLSearchParams(query).get('delay_ms') ?? 50);
+          let fromBody: unknown;
+          try {
+            fromBody = body ? (JSON.parse(body) as { delay_ms?: unknown }).delay_ms : undefined;
+          } catch {
+            fromBody = undefined;
+          }
+          const delay = Number(fromBody ?? new URLSearchParams(query).get('delay_ms') ?? 50);
           setTimeout(() => json(res, 200, { ok: true, delayed_ms: delay }), delay);
           return;
         }
