@@ -108,6 +108,22 @@ describe('SMTP outage', () => {
     expect(receivedFor(key)).toBe(1);
   });
 
+  it('retries a temporarily refused message with backoff without holding back the others', async () => {
+    smtp.greylist.add('later@example.com');
+    const [held] = (await queue(1, 'later@example.com')) as [string];
+    const others = await queue(3);
+    expect(await deliverDueEmails(t.deps)).toBe(3);
+    for (const k of others) expect(receivedFor(k)).toBe(1);
+    const [row] = await outbox([held]);
+    expect(row).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(row?.last_error).toMatch(/451/);
+    smtp.greylist.clear();
+    expect(await deliverDueEmails(t.deps)).toBe(0); // not before its retry time
+    clock.advance(30_000);
+    expect(await deliverDueEmails(t.deps)).toBe(1);
+    expect(receivedFor(held)).toBe(1);
+  });
+
   it('retries a permanently refused message a few times, then marks it failed', async () => {
     smtp.refuse.add('nobody@example.com');
     const keys = await queue(1, 'nobody@example.com');

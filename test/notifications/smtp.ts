@@ -18,6 +18,8 @@ export class TestSmtpServer {
   readonly received: ReceivedMail[] = [];
   /** Recipients refused with a permanent 550. */
   readonly refuse = new Set<string>();
+  /** Recipients refused with a temporary 451 (greylisting). */
+  readonly greylist = new Set<string>();
   private server: SMTPServer | undefined;
   port = 0;
 
@@ -30,6 +32,10 @@ export class TestSmtpServer {
         if (this.refuse.has(address.address)) {
           const err = Object.assign(new Error('mailbox unavailable'), { responseCode: 550 });
           cb(err);
+          return;
+        }
+        if (this.greylist.has(address.address)) {
+          cb(Object.assign(new Error('greylisted, try again later'), { responseCode: 451 }));
           return;
         }
         cb();

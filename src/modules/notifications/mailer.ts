@@ -23,10 +23,10 @@ export interface Mailer {
   close(): void;
 }
 
-/** An SMTP failure the server states as permanent (5xx reply): retrying will not help. */
-export function isPermanentMailError(err: unknown): boolean {
+/** The SMTP reply code of a failed send (4xx/5xx), or undefined when no server answered (connection). */
+export function smtpReplyCode(err: unknown): number | undefined {
   const code = (err as { responseCode?: unknown } | null)?.responseCode;
-  return typeof code === 'number' && code >= 500 && code < 600;
+  return typeof code === 'number' && code >= 400 && code < 600 ? code : undefined;
 }
 
 export function createMailer(config: Config): Mailer {
