@@ -4,6 +4,7 @@ import { startSampleProviders } from '../../samples/index.js';
 import { one, rows } from '../../src/db/index.js';
 import { providerSecret } from '../../src/modules/catalog/service.js';
 import { signProviderRequest } from '../../src/modules/catalog/signature.js';
+import { startSideServices } from '../../src/side-services.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -241,6 +242,39 @@ describe('bundled sample providers', () => {
       expect(res.status).toBe(200);
     } finally {
       await second.stop();
+    }
+  });
+
+  it('are started by the side services only when SVC_SAMPLE_PROVIDERS is on', async () => {
+    const changed: string[] = [];
+    const listener = ({ providerId }: { providerId: string }) => changed.push(providerId);
+    t.deps.events.on('catalog.changed', listener);
+    try {
+      const off = await startSideServices(t.deps, t.app);
+      await off.stop();
+      expect(changed).toEqual([]);
+      const on = await startSideServices(
+        { ...t.deps, config: { ...t.deps.config, sampleProviders: true } },
+        t.app,
+      );
+      try {
+        expect(changed).toHaveLength(5);
+        const row = await one<{ base_url: string }>(
+          t.deps.db.orm,
+          sql`SELECT base_url FROM providers WHERE id = 'sample-toolbox'`,
+        );
+        const res = await fetch(`${row?.base_url}/uuid`, {
+          headers: {
+            'x-svc-timestamp': String(now()),
+            'x-svc-provider-signature': signProviderRequest(secrets.get('sample-toolbox') ?? '', now(), ''),
+          },
+        });
+        expect(res.status).toBe(200);
+      } finally {
+        await on.stop();
+      }
+    } finally {
+      t.deps.events.off('catalog.changed', listener);
     }
   });
 });
