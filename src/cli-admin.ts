@@ -3,6 +3,7 @@ import type { AppDeps } from './deps.js';
 import { changeAccountStatus, createAccountWithKey } from './modules/auth/accounts.js';
 import { createCoupon } from './modules/billing/coupons.js';
 import { providerAdminCommands } from './modules/catalog/cli.js';
+import { mailAdminCommands } from './modules/notifications/cli.js';
 
 export interface AdminCommand {
   name: string;
@@ -61,4 +62,5 @@ export const adminCommands: AdminCommand[] = [
       }),
   },
   ...providerAdminCommands,
+  ...mailAdminCommands,
 ];

@@ -14,7 +14,9 @@ export type EmailKind =
   | 'unusual_activity'
   | 'account_suspended'
   | 'daily_summary'
-  | 'weekly_summary';
+  | 'weekly_summary'
+  /** `svc admin mail-test`: checks the transport. */
+  | 'test';
 
 export interface OutgoingEmail {
   kind: EmailKind;
@@ -121,4 +123,41 @@ export async function postponeClaims(ex: Executor, ids: string[], at: Date): Pro
     sql`UPDATE email_outbox SET attempts = attempts - 1, next_attempt_at = ${at.toISOString()}::timestamptz
         WHERE id IN ${ids} AND status = 'pending'`,
   );
+}
+
+export interface OutboxSummary {
+  counts: { status: string; kind: string; count: number }[];
+  undelivered: {
+    id: string;
+    kind: string;
+    to_address: string;
+    status: string;
+    attempts: number;
+    next_attempt_at: string;
+    last_error: string | null;
+  }[];
+}
+
+/** Counts by status and kind, and the 50 oldest rows not delivered yet (operators' view). */
+export async function outboxSummary(ex: Executor): Promise<OutboxSummary> {
+  const counts = await rows<{ status: string; kind: string; count: number }>(
+    ex,
+    sql`SELECT status, kind, count(*)::int AS count FROM email_outbox GROUP BY status, kind ORDER BY status, kind`,
+  );
+  const undelivered = await rows<OutboxSummary['undelivered'][number]>(
+    ex,
+    sql`SELECT id, kind, to_address, status, attempts, next_attempt_at::text AS next_attempt_at, last_error
+        FROM email_outbox WHERE status <> 'sent' ORDER BY created_at LIMIT 50`,
+  );
+  return { counts, undelivered };
+}
+
+/** Puts failed rows (one, or all) back in the queue, due at `now` with a fresh attempt count. */
+export async function requeueFailed(ex: Executor, now: Date, id?: string): Promise<number> {
+  const requeued = await rows<{ id: string }>(
+    ex,
+    sql`UPDATE email_outbox SET status = 'pending', attempts = 0, next_attempt_at = ${now.toISOString()}::timestamptz
+        WHERE status = 'failed' AND (${id ?? null}::text IS NULL OR id = ${id ?? null}) RETURNING id`,
+  );
+  return requeued.length;
 }
