@@ -3,6 +3,8 @@ import type { AppDeps } from './deps.js';
 import { changeAccountStatus, createAccountWithKey } from './modules/auth/accounts.js';
 import { createCoupon } from './modules/billing/coupons.js';
 import { providerAdminCommands } from './modules/catalog/cli.js';
+import { creditAccountByAdmin } from './modules/ledger/admin-credit.js';
+import { toLedgerTransaction } from './modules/ledger/format.js';
 import { mailAdminCommands } from './modules/notifications/cli.js';
 
 export interface AdminCommand {
@@ -40,6 +42,27 @@ export const adminCommands: AdminCommand[] = [
     summary: 'reinstate a suspended account',
     options: { account: { type: 'string' }, reason: { type: 'string' } },
     run: (deps, args) => changeAccountStatus(deps, required(args, 'account'), 'active', args.reason),
+  },
+  {
+    name: 'credit',
+    usage: 'credit --account ACC_ID --amount-usdc N --description D [--idempotency-key K]',
+    summary: 'credit an account (admin_credit ledger entry); a repeated key credits once',
+    options: {
+      account: { type: 'string' },
+      'amount-usdc': { type: 'string' },
+      description: { type: 'string' },
+      'idempotency-key': { type: 'string' },
+    },
+    run: async (deps, args) => {
+      const key = args['idempotency-key'];
+      const { entry } = await creditAccountByAdmin(deps.db, {
+        accountId: required(args, 'account'),
+        amountUsdc: required(args, 'amount-usdc'),
+        description: required(args, 'description'),
+        ...(key ? { idempotencyKey: key } : {}),
+      });
+      return toLedgerTransaction(entry);
+    },
   },
   {
     name: 'create-coupon',
