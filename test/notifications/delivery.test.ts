@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.js';
 import type { AppDeps } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { mailAdminCommands } from '../../src/modules/notifications/cli.js';
 import { DELIVERY_LEASE_MS, deliverDueEmails } from '../../src/modules/notifications/delivery.js';
 import { createMailer } from '../../src/modules/notifications/mailer.js';
-import { claimDueEmails, enqueueEmail } from '../../src/modules/notifications/outbox.js';
+import { claimDueEmails, enqueueEmail, type outboxSummary } from '../../src/modules/notifications/outbox.js';
 import { onAccountSuspended } from '../../src/modules/notifications/triggers.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { TestSmtpServer } from './smtp.js';
@@ -135,6 +136,44 @@ describe('SMTP outage', () => {
     expect(row?.status).toBe('failed');
     expect(row?.attempts).toBe(5);
     expect(row?.last_error).toMatch(/550/);
+  });
+});
+
+describe('svc admin mail-*', () => {
+  const command = (name: string) => {
+    const c = mailAdminCommands.find((x) => x.name === name);
+    if (!c) throw new Error(`no command ${name}`);
+    return (args: Record<string, string | undefined> = {}) => c.run(t.deps, args);
+  };
+
+  it('lists undelivered mail, requeues a failed one, and sends a test mail', async () => {
+    smtp.refuse.add('gone@example.com');
+    const [key] = (await queue(1, 'gone@example.com')) as [string];
+    for (let i = 0; i < 6; i++) {
+      await deliverDueEmails(t.deps);
+      clock.advance(60 * 60_000);
+    }
+    const status = (await command('mail-status')()) as Awaited<ReturnType<typeof outboxSummary>>;
+    expect(status.undelivered.find((r) => r.to_address === 'gone@example.com')).toMatchObject({
+      status: 'failed',
+      attempts: 5,
+    });
+    expect(status.counts).toContainEqual({
+      status: 'failed',
+      kind: 'account_suspended',
+      count: expect.any(Number),
+    });
+
+    smtp.refuse.delete('gone@example.com');
+    expect(await command('mail-retry')({})).toEqual({ requeued: expect.any(Number) });
+    await deliverDueEmails(t.deps);
+    expect(receivedFor(key)).toBe(1);
+
+    const result = await command('mail-test')({ to: 'Ops@Example.com' });
+    expect(result).toMatchObject({ delivered: true, transport: 'smtp' });
+    const [mail] = smtp.to('ops@example.com');
+    expect(mail?.subject).toBe('Test e-mail from Svc');
+    expect(mail?.headers['x-svc-notification']).toBe('test');
   });
 });
 
