@@ -146,17 +146,18 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-interface ExportRow {
-  id: string;
-  created_at: string;
-  provider_id: string;
-  endpoint_slug: string;
-  price_credits: bigint;
-  refunded: boolean;
-  status: string;
-  provider_status: number | null;
-  latency_ms: number | null;
-}
+/** One exported call as the database sends it: a JSON array (see usageCsvStream for why). */
+type ExportTuple = [
+  id: string,
+  createdAt: string,
+  providerId: string,
+  endpointSlug: string,
+  priceCredits: string,
+  refunded: boolean,
+  status: string,
+  providerStatus: number | null,
+  latencyMs: number | null,
+];
 
 export const EXPORT_PAGE_ROWS = 5000;
 
@@ -169,10 +170,12 @@ export function usageCsvStream(deps: AppDeps, accountId: string, r: DayRange): R
     yield `${CSV_COLUMNS.join(',')}\r\n`;
     let after: { ts: string; id: string } | undefined;
     for (;;) {
-      const page = await rows<ExportRow>(
+      // One JSON text column per row: the embedded driver decodes each column separately, so a single
+      // column is about three times cheaper than nine; credits travel as text, never as a JS number.
+      const page = await rows<{ j: string }>(
         deps.db.orm,
-        sql`SELECT id, created_at::text AS created_at, provider_id, endpoint_slug, price_credits, refunded,
-                   status, provider_status, latency_ms
+        sql`SELECT json_build_array(id, created_at::text, provider_id, endpoint_slug, price_credits::text,
+                                    refunded, status, provider_status, latency_ms)::text AS j
             FROM calls
             WHERE account_id = ${accountId} AND status <> 'pending'
               AND created_at >= ${r.from.toISOString()} AND created_at < ${r.end.toISOString()}
@@ -181,26 +184,29 @@ export function usageCsvStream(deps: AppDeps, accountId: string, r: DayRange): R
       );
       if (page.length === 0) return;
       let chunk = '';
-      for (const c of page) {
-        const charged = c.refunded ? 0n : c.price_credits;
+      let last: ExportTuple | undefined;
+      for (const { j } of page) {
+        const c = JSON.parse(j) as ExportTuple;
+        const [id, createdAt, providerId, slug, price, refunded, status, providerStatus, latencyMs] = c;
+        const charged = refunded ? 0n : BigInt(price);
         chunk += `${[
-          toIso(c.created_at),
-          c.id,
-          c.provider_id,
-          c.endpoint_slug,
+          toIso(createdAt),
+          id,
+          providerId,
+          slug,
           charged.toString(),
           creditsToUsdc(charged),
-          c.status,
-          c.provider_status === null ? '' : String(c.provider_status),
-          c.latency_ms === null ? '' : String(c.latency_ms),
+          status,
+          providerStatus === null ? '' : String(providerStatus),
+          latencyMs === null ? '' : String(latencyMs),
         ]
           .map(csvField)
           .join(',')}\r\n`;
+        last = c;
       }
       yield chunk;
-      const last = page[page.length - 1];
       if (!last || page.length < EXPORT_PAGE_ROWS) return;
-      after = { ts: last.created_at, id: last.id };
+      after = { ts: last[1], id: last[0] };
     }
   }
   return Readable.from(lines());
