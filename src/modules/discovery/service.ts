@@ -4,8 +4,9 @@
 import type { AppDeps } from '../../deps.js';
 import { type DiscoveryFilters, passesFilters } from './ranking/filters.js';
 import { orderScore } from './ranking/order.js';
-import { type RelevanceHit, scoreQuery } from './ranking/query.js';
+import { matchQuery, type RelevanceHit } from './ranking/query.js';
 import { buildSearchIndex, type SearchIndex } from './ranking/search-index.js';
+import { selectTop } from './ranking/top.js';
 import {
   type CatalogueEndpoint,
   endpointKey,
@@ -19,7 +20,9 @@ export const MATCH_CACHE_TTL_MS = 5 * 60_000;
 export const QUALITY_CACHE_TTL_MS = 60_000;
 /** How often an instance asks the database whether another instance changed the catalogue. */
 export const VERSION_CHECK_MS = 5_000;
-const MATCH_CACHE_MAX_ENTRIES = 2_000;
+const CACHE_MAX_ENTRIES = 2_000;
+/** Ranked pages are cached up to the largest limit a request may ask for. */
+const RANKED_CACHE_DEPTH = 50;
 
 export interface DiscoverRequest {
   query: string | undefined;
@@ -56,6 +59,8 @@ export class DiscoveryService {
   private lastVersionCheck = -Infinity;
   private quality: { byKey: Map<string, QualityMetrics>; loadedAt: number } | undefined;
   private matches = new Map<string, { hits: RelevanceHit[]; generation: number; at: number }>();
+  /** Final pages by query + filters, cleared with every new index and every load of quality metrics. */
+  private ranked = new Map<string, { results: DiscoveredEndpoint[]; total: number }>();
 
   constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'events'>) {
     deps.events.on('catalog.changed', () => this.invalidate());
@@ -65,6 +70,7 @@ export class DiscoveryService {
   invalidate() {
     this.stale = true;
     this.matches.clear();
+    this.ranked.clear();
   }
 
   private now() {
@@ -78,6 +84,7 @@ export class DiscoveryService {
     const index = buildSearchIndex(endpoints, wordVectors());
     this.generation += 1;
     this.matches.clear();
+    this.ranked.clear();
     this.lastVersionCheck = this.now();
     this.snapshot = { index, fingerprint, generation: this.generation };
     return this.snapshot;
@@ -107,12 +114,13 @@ export class DiscoveryService {
   private async qualityMetrics(fresh: boolean): Promise<Map<string, QualityMetrics>> {
     if (fresh || !this.quality || this.now() - this.quality.loadedAt >= QUALITY_CACHE_TTL_MS) {
       this.quality = { byKey: await loadQuality(this.deps.db.orm), loadedAt: this.now() };
+      this.ranked.clear();
     }
     return this.quality.byKey;
   }
 
   private matchesFor(snapshot: Snapshot, query: string, fresh: boolean): RelevanceHit[] {
-    const key = query.trim().toLowerCase().replace(/\s+/g, ' ');
+    const key = normaliseQuery(query);
     const cached = this.matches.get(key);
     if (
       !fresh &&
@@ -122,13 +130,8 @@ export class DiscoveryService {
     ) {
       return cached.hits;
     }
-    const hits = scoreQuery(snapshot.index, key);
-    this.matches.delete(key);
-    if (this.matches.size >= MATCH_CACHE_MAX_ENTRIES) {
-      const oldest = this.matches.keys().next().value;
-      if (oldest !== undefined) this.matches.delete(oldest);
-    }
-    this.matches.set(key, { hits, generation: snapshot.generation, at: this.now() });
+    const hits = matchQuery(snapshot.index, key);
+    remember(this.matches, key, { hits, generation: snapshot.generation, at: this.now() });
     return hits;
   }
 
@@ -136,33 +139,60 @@ export class DiscoveryService {
   async discover(req: DiscoverRequest): Promise<{ results: DiscoveredEndpoint[]; total: number }> {
     const snapshot = await this.currentIndex(req.fresh);
     const qualityByKey = await this.qualityMetrics(req.fresh);
+    const rankedKey = JSON.stringify([normaliseQuery(req.query ?? ''), req.filters], (_k, v) =>
+      typeof v === 'bigint' ? v.toString() : v,
+    );
+    const cached = req.fresh ? undefined : this.ranked.get(rankedKey);
+    if (cached && req.limit <= RANKED_CACHE_DEPTH) {
+      return { results: cached.results.slice(0, req.limit), total: cached.total };
+    }
+
     const { endpoints } = snapshot.index;
     const candidates: Array<{ i: number; relevance: number | undefined }> = req.query
       ? this.matchesFor(snapshot, req.query, req.fresh).map((h) => ({ i: h.index, relevance: h.relevance }))
       : endpoints.map((_, i) => ({ i, relevance: undefined }));
 
-    const ranked: Array<DiscoveredEndpoint & { score: number }> = [];
+    const passing: Array<DiscoveredEndpoint & { score: number }> = [];
     for (const c of candidates) {
       const endpoint = endpoints[c.i] as CatalogueEndpoint;
       const quality = qualityByKey.get(endpointKey(endpoint.providerId, endpoint.slug)) ?? NO_CALLS_QUALITY;
       if (!passesFilters(endpoint, quality, req.filters)) continue;
       const score = orderScore(c.relevance, quality, endpoint.priceCredits);
       // Filters alone: every endpoint passing them answers the request fully.
-      ranked.push({ endpoint, quality, relevance: c.relevance ?? 1, score });
+      passing.push({ endpoint, quality, relevance: c.relevance ?? 1, score });
     }
-    ranked.sort(
-      (a, b) =>
-        b.score - a.score ||
-        (a.endpoint.priceCredits < b.endpoint.priceCredits
-          ? -1
-          : a.endpoint.priceCredits > b.endpoint.priceCredits
-            ? 1
-            : 0) ||
-        b.quality.totalCalls - a.quality.totalCalls ||
-        endpointKey(a.endpoint.providerId, a.endpoint.slug).localeCompare(
-          endpointKey(b.endpoint.providerId, b.endpoint.slug),
-        ),
-    );
-    return { results: ranked.slice(0, req.limit), total: ranked.length };
+    const top = selectTop(passing, Math.max(req.limit, RANKED_CACHE_DEPTH), compareRanked);
+    remember(this.ranked, rankedKey, { results: top, total: passing.length });
+    return { results: top.slice(0, req.limit), total: passing.length };
   }
+}
+
+function normaliseQuery(query: string): string {
+  return query.trim().toLowerCase().replace(/\s+/g, ' ');
+}
+
+/** Best first: order score, then cheaper, then more used, then a stable key. */
+function compareRanked(a: DiscoveredEndpoint & { score: number }, b: DiscoveredEndpoint & { score: number }) {
+  return (
+    b.score - a.score ||
+    (a.endpoint.priceCredits < b.endpoint.priceCredits
+      ? -1
+      : a.endpoint.priceCredits > b.endpoint.priceCredits
+        ? 1
+        : 0) ||
+    b.quality.totalCalls - a.quality.totalCalls ||
+    endpointKey(a.endpoint.providerId, a.endpoint.slug).localeCompare(
+      endpointKey(b.endpoint.providerId, b.endpoint.slug),
+    )
+  );
+}
+
+/** Map used as a small LRU: re-inserting moves a key to the end, the oldest goes first when full. */
+function remember<V>(cache: Map<string, V>, key: string, value: V) {
+  cache.delete(key);
+  if (cache.size >= CACHE_MAX_ENTRIES) {
+    const oldest = cache.keys().next().value;
+    if (oldest !== undefined) cache.delete(oldest);
+  }
+  cache.set(key, value);
 }

@@ -138,11 +138,23 @@ function queryVector(index: SearchIndex, words: QueryWord[]): Float32Array | und
   return v;
 }
 
-/**
- * Relevance of every endpoint that matches the query at least `minRelevance`, best first. `allowed`
- * restricts the candidates (filters are hard cutoffs on the matches).
- */
+/** Relevance of every endpoint that matches the query at least `minRelevance`, best first. */
 export function scoreQuery(
+  index: SearchIndex,
+  query: string,
+  allowed?: (i: number) => boolean,
+  minRelevance = QUERY_TUNING.minRelevance,
+): RelevanceHit[] {
+  return matchQuery(index, query, allowed, minRelevance).sort(
+    (a, b) => b.relevance - a.relevance || a.index - b.index,
+  );
+}
+
+/**
+ * Relevance of every endpoint that matches the query at least `minRelevance`, in no particular order.
+ * `allowed` restricts the candidates (filters are hard cutoffs on the matches).
+ */
+export function matchQuery(
   index: SearchIndex,
   query: string,
   allowed?: (i: number) => boolean,
@@ -212,7 +224,8 @@ export function scoreQuery(
     }
   });
 
-  const weightTotal = words.reduce((s, w) => s + w.weight, 0);
+  const weights = Float64Array.from(words, (w) => w.weight);
+  const weightTotal = weights.reduce((s, w) => s + w, 0);
   const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight;
   const qv = queryVector(index, words);
   const dims = index.vectors.dims;
@@ -221,7 +234,8 @@ export function scoreQuery(
   for (const i of candidates) {
     if (allowed && !allowed(i)) continue;
     let softSum = 0;
-    for (let qi = 0; qi < q; qi++) softSum += (words[qi] as QueryWord).weight * (soft[i * q + qi] as number);
+    const row = i * q;
+    for (let qi = 0; qi < q; qi++) softSum += (weights[qi] as number) * (soft[row + qi] as number);
     let meaning = 0;
     if (qv) {
       let cos = 0;
@@ -239,6 +253,5 @@ export function scoreQuery(
       blendTotal;
     if (relevance >= minRelevance && relevance > 0) hits.push({ index: i, relevance });
   }
-  hits.sort((a, b) => b.relevance - a.relevance || a.index - b.index);
   return hits;
 }
