@@ -214,3 +214,30 @@ describe('GET /v1/billing/usage/export', () => {
     expectError(await t.inject({ method: 'GET', url: '/v1/billing/usage/export' }), 401, 'SVC-AUTH-001');
   });
 });
+
+describe('limits set here are enforced by the execution path', () => {
+  it('refuses the next call over the per-call or daily limit with 402 SVC-CREDIT-002 (shape B)', async () => {
+    const u = await t.createAccount();
+    const c = as(t, u.apiKey);
+    await fund(t, u.accountId, '10');
+    expect((await c('PUT', '/v1/billing/limits', { perCallLimitUsdc: '0.4' })).statusCode).toBe(200);
+    const perCall = await execute(t, u.apiKey, provA, 'echo', {});
+    expect(perCall.statusCode).toBe(402);
+    expect(perCall.json()).toMatchObject({ statusCode: 402, code: 'SVC-CREDIT-002' });
+    expect(perCall.json().details.limitType).toMatch(/per.?call/);
+
+    await c('PUT', '/v1/billing/limits', { perCallLimitUsdc: null, dailySpendLimitUsdc: '0.75' });
+    expect((await execute(t, u.apiKey, provA, 'echo', {})).statusCode).toBe(200);
+    const daily = await execute(t, u.apiKey, provA, 'echo', {});
+    expect(daily.statusCode).toBe(402);
+    expect(daily.json()).toMatchObject({ code: 'SVC-CREDIT-002', details: { limitType: 'daily' } });
+    const balance = (await c('GET', '/v1/billing/balance')).json();
+    expect(balance).toMatchObject({
+      balanceCredits: '9500000',
+      dailySpentCredits: '500000',
+      dailySpendLimitCredits: '750000',
+      perCallLimitCredits: null,
+    });
+    await expectInvariants(t);
+  });
+});
