@@ -73,17 +73,21 @@ export async function claimDueEmails(
 ): Promise<ClaimedEmail[]> {
   const nowIso = now.toISOString();
   const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
+  // RETURNING has no order; the outer SELECT restores queue order so that an account's mails arrive in the
+  // order of their events.
   return rows<ClaimedEmail>(
     ex,
-    sql`UPDATE email_outbox o
-        SET attempts = o.attempts + 1, next_attempt_at = ${leaseUntil}::timestamptz
-        WHERE o.id IN (
-          SELECT id FROM email_outbox
-          WHERE status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz
-          ORDER BY next_attempt_at, id
-          LIMIT ${limit}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING o.id, o.kind, o.to_address, o.subject, o.text_body, o.html_body, o.attempts`,
+    sql`WITH claimed AS (
+          UPDATE email_outbox o
+          SET attempts = o.attempts + 1, next_attempt_at = ${leaseUntil}::timestamptz
+          WHERE o.id IN (
+            SELECT id FROM email_outbox
+            WHERE status = 'pending' AND next_attempt_at <= ${nowIso}::timestamptz
+            ORDER BY next_attempt_at, id
+            LIMIT ${limit}
+            FOR UPDATE SKIP LOCKED)
+          RETURNING o.id, o.kind, o.to_address, o.subject, o.text_body, o.html_body, o.attempts, o.created_at)
+        SELECT id, kind, to_address, subject, text_body, html_body, attempts FROM claimed ORDER BY created_at, id`,
   );
 }
 
