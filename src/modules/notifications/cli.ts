@@ -17,6 +17,7 @@ async function sendTestMail(deps: AppDeps, to: string) {
       ['From', deps.config.mailFrom],
     ],
     links: [{ label: 'Service', url: deps.config.publicUrl }],
+    noFooter: true,
   });
   const dedupeKey = `test:${newId('evt')}`;
   await enqueueEmail(deps.db.orm, { kind: 'test', to, dedupeKey, now, ...content });

@@ -15,6 +15,8 @@ export interface MailContent {
   links?: { label: string; url: string }[];
   /** Set for mails the user can switch off: the footer says how. */
   prefKey?: PrefKey;
+  /** No footer (operator test mail: not a notification). */
+  noFooter?: boolean;
 }
 
 export interface RenderedMail {
@@ -55,7 +57,7 @@ function renderText(publicUrl: string, c: MailContent): string {
   for (const p of c.outro ?? []) out.push(p, '');
   for (const l of c.links ?? []) out.push(`${l.label}: ${l.url}`);
   if (c.links?.length) out.push('');
-  out.push('--', footer(publicUrl, c.prefKey), '');
+  if (!c.noFooter) out.push('--', footer(publicUrl, c.prefKey), '');
   return out.join('\n');
 }
 
@@ -92,10 +94,9 @@ function renderHtml(publicUrl: string, c: MailContent): string {
     for (const l of c.links) parts.push(`<li><a href="${e(l.url)}">${e(l.label)}</a></li>`);
     parts.push('</ul>');
   }
-  parts.push(
-    `<hr><p style="font-size: 12px; color: #666;">${e(footer(publicUrl, c.prefKey))}</p>`,
-    '</body></html>',
-  );
+  if (!c.noFooter)
+    parts.push(`<hr><p style="font-size: 12px; color: #666;">${e(footer(publicUrl, c.prefKey))}</p>`);
+  parts.push('</body></html>');
   return parts.join('\n');
 }
 
