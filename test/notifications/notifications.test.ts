@@ -219,6 +219,10 @@ describe('account suspended', () => {
     expect(fact(mail, 'Reason')).toBe('chargeback <fraud> review');
     expect(mail?.html).toContain('chargeback &lt;fraud&gt; review'); // escaped in HTML
     expect(mail?.raw).not.toContain(a.apiKey);
+
+    // Suspending an account that is already suspended changes nothing and mails nothing.
+    expect((await t.admin('POST', `/v1/admin/accounts/${a.accountId}/suspend`, {})).statusCode).toBe(200);
+    expect(await deliveredTo(a.email)).toHaveLength(0);
   });
 });
 
