@@ -13,7 +13,14 @@ const deps = await createDeps(config, {
 });
 const app = await buildApp(deps, { logger: { level: config.logLevel } });
 await app.listen({ port: 0, host: '127.0.0.1' });
-startJobs(deps, backgroundJobs, app.log);
+const jobs = startJobs(deps, backgroundJobs, app.log);
+// A clean exit (so `--cpu-prof` can write its profile when the benchmark stops us).
+process.once('SIGTERM', () => {
+  void app
+    .close()
+    .then(() => jobs.stop())
+    .finally(() => process.exit(0));
+});
 const address = app.server.address();
 process.stdout.write(
   `${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0 })}\n`,

@@ -85,7 +85,10 @@ async function load(
 }
 
 function startService(): Promise<{ port: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/execute-server.ts'], {
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/execute-server.ts'], {
     env: {
       ...process.env,
       SVC_ENV: 'devnet',
@@ -237,7 +240,10 @@ async function main() {
       }));
 
     console.log(
-      `bench:execute on ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} schema ${schema}, ${os.cpus().length} CPUs\n`,
+      `bench:execute on ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} schema ${schema}, ${os.cpus().length} CPUs, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}\n`,
     );
     const d1 = await direct(1);
     const d64 = await direct(64);
@@ -277,7 +283,9 @@ async function main() {
     console.log(
       `  ledger invariants after the run                  ${violations.length === 0 ? 'hold' : JSON.stringify(violations.slice(0, 5))}`,
     );
-    console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    console.log(
+      `\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s, load average now ${os.loadavg()[0]?.toFixed(1)}`,
+    );
     if (violations.length > 0 || errors > 0) process.exitCode = 1;
   } finally {
     await provider.close();

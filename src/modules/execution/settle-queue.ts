@@ -1,12 +1,15 @@
-// Group commit for charged calls: outcomes that arrive while a write is in flight are written together in
-// the next one (one statement, one commit for many calls). Each request still waits until its own outcome
-// is durable before answering, so nothing is acknowledged that a crash could lose; a crash before the
-// write leaves the call pending and the sweeper refunds it (the caller never got an answer).
+// Group commit for charged calls: outcomes that arrive in the same event-loop turn, or while the
+// writers are busy, are written together (one statement, one commit for many calls). A request answers
+// only once its outcome is written, so whatever the caller saw is what billing, usage and the wallet
+// show next. The money is already settled by the debit; a crash before this write leaves the call pending
+// and the sweeper refunds it (see settleChargedCalls for the commit mode).
 import type { Database } from '../../db/index.js';
 import { isRetryable } from '../../db/index.js';
 import { type CallResultRecord, settleChargedCalls } from '../ledger/calls.js';
 
 const MAX_BATCH = 500;
+/** Writes in flight at once: they touch disjoint call rows only, so they never wait on each other. */
+const MAX_WRITERS = 4;
 const MAX_ATTEMPTS = 5;
 
 interface Pending {
@@ -17,12 +20,12 @@ interface Pending {
 
 export class SettleQueue {
   private queue: Pending[] = [];
-  private writing = false;
+  private writers = 0;
   private scheduled = false;
 
   constructor(private readonly db: Database) {}
 
-  /** Resolves once the outcome is committed. */
+  /** Resolves once the outcome is written. */
   settle(record: CallResultRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ record, resolve, reject });
@@ -31,7 +34,7 @@ export class SettleQueue {
   }
 
   private schedule() {
-    if (this.writing || this.scheduled) return;
+    if (this.scheduled || this.writers >= MAX_WRITERS) return;
     this.scheduled = true;
     // Let the outcomes of this event-loop turn join the batch.
     setImmediate(() => {
@@ -41,8 +44,8 @@ export class SettleQueue {
   }
 
   private async writeBatch() {
-    if (this.writing || this.queue.length === 0) return;
-    this.writing = true;
+    if (this.writers >= MAX_WRITERS || this.queue.length === 0) return;
+    this.writers++;
     const batch = this.queue.splice(0, MAX_BATCH);
     try {
       await this.writeWithRetry(batch.map((p) => p.record));
@@ -50,7 +53,7 @@ export class SettleQueue {
     } catch (err) {
       for (const p of batch) p.reject(err);
     } finally {
-      this.writing = false;
+      this.writers--;
       if (this.queue.length > 0) this.schedule();
     }
   }
@@ -58,11 +61,11 @@ export class SettleQueue {
   private async writeWithRetry(records: CallResultRecord[]) {
     for (let attempt = 1; ; attempt++) {
       try {
-        // Two instances' batches may lock the same accounts in different orders: PostgreSQL then
-        // aborts one (40P01) and, since the statement is all or nothing, it simply runs again.
         await settleChargedCalls(this.db.orm, records);
         return;
       } catch (err) {
+        // Serialization failures are not expected (disjoint rows) but are harmless to retry: the
+        // statement is all or nothing and only touches calls still pending.
         if (!isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
       }
     }
@@ -70,8 +73,8 @@ export class SettleQueue {
 
   /** Waits for everything queued so far to be written (shutdown). */
   async drain() {
-    while (this.queue.length > 0 || this.writing) {
-      if (!this.writing) await this.writeBatch();
+    while (this.queue.length > 0 || this.writers > 0) {
+      if (this.queue.length > 0 && this.writers < MAX_WRITERS) await this.writeBatch();
       else await new Promise((r) => setTimeout(r, 2));
     }
   }

@@ -50,6 +50,9 @@ export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<
           UPDATE accounts SET
             balance_credits = balance_credits - ${d.priceCredits},
             total_spent_credits = total_spent_credits + ${d.priceCredits},
+            -- Trust tier (DESIGN.md section 6): counted with the charge, taken back by a refund, so the
+            -- settlement write never has to touch (and queue on) the account row.
+            successful_payments = successful_payments + 1,
             daily_spent_credits = CASE WHEN daily_spent_day = ${day}::date
                                        THEN daily_spent_credits + ${d.priceCredits} ELSE ${d.priceCredits} END,
             daily_spent_day = ${day}::date
@@ -174,6 +177,7 @@ export async function refundCall(
           UPDATE accounts a SET
             balance_credits = a.balance_credits + c.price_credits,
             total_spent_credits = a.total_spent_credits - c.price_credits,
+            successful_payments = a.successful_payments - 1,
             daily_spent_credits = CASE WHEN a.daily_spent_day = c.day
                                        THEN greatest(a.daily_spent_credits - c.price_credits, 0)
                                        ELSE a.daily_spent_credits END
@@ -202,12 +206,19 @@ export async function refundCall(
 }
 
 /**
- * Settles charged calls (2xx/4xx) in one statement: outcome on the call rows still pending, and each
- * account's `successful_payments` (trust tier) counts them. Calls that are no longer pending (refunded
- * by the sweeper meanwhile) are not counted. Returns how many were settled.
+ * Settles charged calls (2xx/4xx) in one statement: the outcome on the call rows still pending (a call
+ * the sweeper refunded meanwhile is left alone). Only call rows are written, never an account row, so
+ * settlements neither wait behind debits of a busy account nor deadlock with each other.
+ * Returns how many were settled.
+ *
+ * No money moves here (the debit is already durable), so unless a record carries a response kept for
+ * Idempotency-Key replays the commit does not wait for the WAL flush (synchronous_commit off for this
+ * transaction only): if PostgreSQL itself crashed within that fraction of a second the calls would stay
+ * pending and the sweeper would refund them, never charge twice.
  */
 export async function settleChargedCalls(ex: Executor, records: CallResultRecord[]): Promise<number> {
   if (records.length === 0) return 0;
+  const durable = records.some((r) => r.responseBody !== undefined);
   const values = sql.join(
     records.map(
       (r) =>
@@ -224,14 +235,11 @@ export async function settleChargedCalls(ex: Executor, records: CallResultRecord
           UPDATE calls c SET status = v.outcome, provider_status = v.provider_status, latency_ms = v.latency_ms,
                  finished_at = v.finished_at, response_status = v.response_status, response_body = v.response_body
           FROM v WHERE c.id = v.id AND c.status = 'pending'
-          RETURNING c.account_id
-        ), per_account AS (
-          SELECT account_id, count(*) AS n FROM settled GROUP BY account_id
-        ), counted AS (
-          UPDATE accounts a SET successful_payments = a.successful_payments + p.n
-          FROM per_account p WHERE a.id = p.account_id RETURNING 1
+          RETURNING c.id
         )
-        SELECT count(*) AS settled FROM settled`,
+        SELECT count(*) AS settled,
+               set_config('synchronous_commit', ${durable ? 'on' : 'off'}, true) AS commit_mode
+        FROM settled`,
   );
   return Number(row?.settled ?? 0);
 }
