@@ -2,8 +2,8 @@
 // `catalog.changed` from this instance; within VERSION_CHECK_MS for changes made by other instances),
 // plus the caches of SPEC.md 8.4: matching results 5 minutes, quality metrics 1 minute.
 import type { AppDeps } from '../../deps.js';
-import { type DiscoveryFilters, passesFilters } from './ranking/filters.js';
-import { orderScore } from './ranking/order.js';
+import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
+import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
 import { matchQuery, type RelevanceHit } from './ranking/query.js';
 import { buildSearchIndex, type SearchIndex } from './ranking/search-index.js';
 import { selectTop } from './ranking/top.js';
@@ -57,7 +57,12 @@ export class DiscoveryService {
   private stale = true;
   private generation = 0;
   private lastVersionCheck = -Infinity;
-  private quality: { byKey: Map<string, QualityMetrics>; loadedAt: number } | undefined;
+  private quality: { byKey: Map<string, QualityMetrics>; loadedAt: number; load: number } | undefined;
+  private qualityLoads = 0;
+  /** Quality and order boosts aligned with the snapshot's endpoints, for one load of quality metrics. */
+  private aligned:
+    | { generation: number; load: number; qualities: QualityMetrics[]; boosts: EndpointBoosts }
+    | undefined;
   private matches = new Map<string, { hits: RelevanceHit[]; generation: number; at: number }>();
   /** Final pages by query + filters, cleared with every new index and every load of quality metrics. */
   private ranked = new Map<string, { results: DiscoveredEndpoint[]; total: number }>();
@@ -111,12 +116,26 @@ export class DiscoveryService {
     return this.snapshot;
   }
 
-  private async qualityMetrics(fresh: boolean): Promise<Map<string, QualityMetrics>> {
+  /** Quality metrics of the snapshot's endpoints (index-aligned) and their order boosts. */
+  private async qualityMetrics(snapshot: Snapshot, fresh: boolean) {
     if (fresh || !this.quality || this.now() - this.quality.loadedAt >= QUALITY_CACHE_TTL_MS) {
-      this.quality = { byKey: await loadQuality(this.deps.db.orm), loadedAt: this.now() };
+      const byKey = await loadQuality(this.deps.db.orm);
+      this.quality = { byKey, loadedAt: this.now(), load: ++this.qualityLoads };
       this.ranked.clear();
     }
-    return this.quality.byKey;
+    const { byKey, load } = this.quality;
+    if (this.aligned?.generation !== snapshot.generation || this.aligned.load !== load) {
+      const { endpoints } = snapshot.index;
+      const qualities = endpoints.map(
+        (e) => byKey.get(endpointKey(e.providerId, e.slug)) ?? NO_CALLS_QUALITY,
+      );
+      const boosts = endpointBoosts(
+        endpoints.map((e) => e.priceCredits),
+        qualities,
+      );
+      this.aligned = { generation: snapshot.generation, load, qualities, boosts };
+    }
+    return this.aligned;
   }
 
   private matchesFor(snapshot: Snapshot, query: string, fresh: boolean): RelevanceHit[] {
@@ -138,7 +157,7 @@ export class DiscoveryService {
   /** Ranked endpoints for a query and/or filters: the page asked for and the number of all matches. */
   async discover(req: DiscoverRequest): Promise<{ results: DiscoveredEndpoint[]; total: number }> {
     const snapshot = await this.currentIndex(req.fresh);
-    const qualityByKey = await this.qualityMetrics(req.fresh);
+    const { qualities, boosts } = await this.qualityMetrics(snapshot, req.fresh);
     const rankedKey = JSON.stringify([normaliseQuery(req.query ?? ''), req.filters], (_k, v) =>
       typeof v === 'bigint' ? v.toString() : v,
     );
@@ -148,18 +167,19 @@ export class DiscoveryService {
     }
 
     const { endpoints } = snapshot.index;
-    const candidates: Array<{ i: number; relevance: number | undefined }> = req.query
-      ? this.matchesFor(snapshot, req.query, req.fresh).map((h) => ({ i: h.index, relevance: h.relevance }))
-      : endpoints.map((_, i) => ({ i, relevance: undefined }));
-
-    const passing: Array<DiscoveredEndpoint & { score: number }> = [];
-    for (const c of candidates) {
-      const endpoint = endpoints[c.i] as CatalogueEndpoint;
-      const quality = qualityByKey.get(endpointKey(endpoint.providerId, endpoint.slug)) ?? NO_CALLS_QUALITY;
-      if (!passesFilters(endpoint, quality, req.filters)) continue;
-      const score = orderScore(c.relevance, quality, endpoint.priceCredits);
-      // Filters alone: every endpoint passing them answers the request fully.
-      passing.push({ endpoint, quality, relevance: c.relevance ?? 1, score });
+    const hits = req.query ? this.matchesFor(snapshot, req.query, req.fresh) : undefined;
+    const count = hits ? hits.length : endpoints.length;
+    const filtered = hasFilters(req.filters);
+    const passing: Ranked[] = [];
+    for (let c = 0; c < count; c++) {
+      const i = hits ? (hits[c] as RelevanceHit).index : c;
+      const endpoint = endpoints[i] as CatalogueEndpoint;
+      const quality = qualities[i] as QualityMetrics;
+      if (filtered && !passesFilters(endpoint, quality, req.filters)) continue;
+      // Filters alone: every endpoint passing them answers the request fully (relevance 1).
+      const relevance = hits ? (hits[c] as RelevanceHit).relevance : 1;
+      const score = hits ? relevance * (boosts.withQuery[i] as number) : (boosts.filtersOnly[i] as number);
+      passing.push({ endpoint, quality, relevance, score });
     }
     const top = selectTop(passing, Math.max(req.limit, RANKED_CACHE_DEPTH), compareRanked);
     remember(this.ranked, rankedKey, { results: top, total: passing.length });
@@ -171,8 +191,10 @@ function normaliseQuery(query: string): string {
   return query.trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
+type Ranked = DiscoveredEndpoint & { score: number };
+
 /** Best first: order score, then cheaper, then more used, then a stable key. */
-function compareRanked(a: DiscoveredEndpoint & { score: number }, b: DiscoveredEndpoint & { score: number }) {
+function compareRanked(a: Ranked, b: Ranked) {
   return (
     b.score - a.score ||
     (a.endpoint.priceCredits < b.endpoint.priceCredits

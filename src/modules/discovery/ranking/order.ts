@@ -20,6 +20,25 @@ export function priceScore(priceCredits: bigint): number {
   return 1 / (1 + Math.log10(1 + usdc / 0.0001));
 }
 
+export interface EndpointBoosts {
+  /** Multiplier of relevance when there is a query, in [0.75, 1]. */
+  withQuery: Float64Array;
+  /** Score when there are only filters, in [0, 1]. */
+  filtersOnly: Float64Array;
+}
+
+/** The query-independent part of the order score of every endpoint (recomputed with quality metrics). */
+export function endpointBoosts(prices: bigint[], qualities: QualityMetrics[]): EndpointBoosts {
+  const withQuery = new Float64Array(prices.length);
+  const filtersOnly = new Float64Array(prices.length);
+  prices.forEach((price, i) => {
+    const quality = qualities[i] as QualityMetrics;
+    withQuery[i] = orderScore(1, quality, price);
+    filtersOnly[i] = orderScore(undefined, quality, price);
+  });
+  return { withQuery, filtersOnly };
+}
+
 /**
  * Ordering score. With a query, relevance dominates and the rest moves an endpoint by at most a quarter
  * of its relevance; without one (filters only) quality, usage and price decide.

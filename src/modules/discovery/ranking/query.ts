@@ -22,10 +22,16 @@ export const QUERY_TUNING = {
   softMinSimilarity: 0.3,
   softScale: 0.9,
   softPower: 2,
+  /** Smallest soft credit worth giving. */
+  softMinCredit: 0.1,
   /** Most similar catalogue stems considered per query word for soft coverage. */
   softNeighbours: 16,
   /** Matches below this relevance are a faint likeness, not results (they are not returned). */
   minRelevance: 0.12,
+  /** Matches below this share of the best match's relevance are not returned either. */
+  relativeFloor: 0.2,
+  /** Query words found in more than this share of endpoints are not scored by BM25. */
+  lexicalMaxDocShare: 0.2,
   /** Exponent of the coverage that scales the relative BM25 score. */
   lexicalCoveragePower: 0.5,
 };
@@ -51,6 +57,8 @@ const NEIGHBOUR_CACHE_MAX = 20_000;
 /** Closest catalogue word within one edit (two for long words), for a query word nobody knows. */
 function correctTypo(index: SearchIndex, word: string): string | undefined {
   if (word.length < 4) return undefined;
+  const memo = index.typoCache.get(word);
+  if (memo !== undefined) return memo || undefined;
   const limit = word.length >= 8 ? 2 : 1;
   let best: string | undefined;
   let bestDistance = limit + 1;
@@ -62,6 +70,8 @@ function correctTypo(index: SearchIndex, word: string): string | undefined {
       bestDistance = d;
     }
   }
+  if (index.typoCache.size >= NEIGHBOUR_CACHE_MAX) index.typoCache.clear();
+  index.typoCache.set(word, best ?? '');
   return best;
 }
 
@@ -168,7 +178,14 @@ export function matchQuery(
 
   // BM25 over the query's own stems; words of similar meaning count through soft coverage below
   // (adding them to the BM25 query as well measured no better, and costs time on large catalogues).
-  const terms = new Set(words.map((w) => w.stem));
+  // Words in a large share of the catalogue carry almost no BM25 weight but cost the most to score:
+  // they are left to soft coverage (as Lucene's common-terms query does).
+  const n0 = Math.max(index.endpoints.length, 1);
+  const terms = new Set(
+    words
+      .filter((w) => (index.vocab.get(w.stem)?.docs.length ?? 0) / n0 <= t.lexicalMaxDocShare)
+      .map((w) => w.stem),
+  );
 
   const n = index.endpoints.length;
   const q = words.length;
@@ -219,8 +236,9 @@ export function matchQuery(
     // Another query word's own stem is credited to that word, not counted twice.
     const similar = (near[qi] ?? []).filter((x) => !own.has(x.entry.stem)).slice(0, t.softNeighbours);
     for (const { entry, sim } of similar) {
-      const closeness = ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower;
-      give(entry, qi, t.softScale * closeness);
+      const credit = t.softScale * ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower;
+      // A credit this small changes no ranking, but would make thousands of endpoints candidates.
+      if (credit >= t.softMinCredit) give(entry, qi, credit);
     }
   });
 
@@ -230,12 +248,35 @@ export function matchQuery(
   const qv = queryVector(index, words);
   const dims = index.vectors.dims;
   const dv = index.docVectors;
-  const hits: RelevanceHit[] = [];
-  for (const i of candidates) {
-    if (allowed && !allowed(i)) continue;
+  // Pass 1: the cheap part of every candidate's relevance (BM25 and coverage, no vectors).
+  const partial = new Float64Array(candidates.length);
+  let bestPartial = 0;
+  for (let c = 0; c < candidates.length; c++) {
+    const i = candidates[c] as number;
+    if (allowed && !allowed(i)) {
+      partial[c] = -1;
+      continue;
+    }
     let softSum = 0;
     const row = i * q;
     for (let qi = 0; qi < q; qi++) softSum += (weights[qi] as number) * (soft[row + qi] as number);
+    const lexRel = maxScore > 0 ? (lexical[i] as number) / maxScore : 0;
+    const coverage = softSum / weightTotal;
+    // BM25 is relative to the best match; scaling it by coverage keeps one shared word from looking complete.
+    partial[c] =
+      (t.lexicalWeight * lexRel * coverage ** t.lexicalCoveragePower + t.softWeight * coverage) / blendTotal;
+    if ((partial[c] as number) > bestPartial) bestPartial = partial[c] as number;
+  }
+  // Pass 2: add meaning where the result can still reach the floor (absolute, and relative to the best:
+  // the best relevance is at least bestPartial, so this skips no endpoint that could pass).
+  const meaningMax = t.meaningWeight / blendTotal;
+  const bound = Math.max(minRelevance, t.relativeFloor * bestPartial);
+  const scored: RelevanceHit[] = [];
+  let best = 0;
+  for (let c = 0; c < candidates.length; c++) {
+    const p = partial[c] as number;
+    if (p < 0 || p + meaningMax < bound) continue;
+    const i = candidates[c] as number;
     let meaning = 0;
     if (qv) {
       let cos = 0;
@@ -243,15 +284,11 @@ export function matchQuery(
       for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
       meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
     }
-    const lexRel = maxScore > 0 ? (lexical[i] as number) / maxScore : 0;
-    const coverage = softSum / weightTotal;
-    // BM25 is relative to the best match; scaling it by coverage keeps one shared word from looking complete.
-    const relevance =
-      (t.lexicalWeight * lexRel * coverage ** t.lexicalCoveragePower +
-        t.softWeight * coverage +
-        t.meaningWeight * meaning) /
-      blendTotal;
-    if (relevance >= minRelevance && relevance > 0) hits.push({ index: i, relevance });
+    const relevance = p + meaningMax * meaning;
+    if (relevance > best) best = relevance;
+    scored.push({ index: i, relevance });
   }
+  const floor = Math.max(minRelevance, t.relativeFloor * best, Number.MIN_VALUE);
+  const hits = scored.filter((h) => h.relevance >= floor);
   return hits;
 }

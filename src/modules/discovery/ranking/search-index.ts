@@ -64,6 +64,8 @@ export interface SearchIndex {
   vectors: WordVectors;
   /** Per-snapshot memo of query word -> similar catalogue stems (words repeat across queries). */
   neighbourCache: Map<string, Array<{ entry: VocabEntry; sim: number }>>;
+  /** Per-snapshot memo of misspelt query word -> catalogue word ('' = none close enough). */
+  typoCache: Map<string, string>;
 }
 
 /** Fields hold space-joined stems: tokenised once here, not again by MiniSearch. */
@@ -168,19 +170,28 @@ export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVe
     vocabVectors.set(r, i * dims);
   });
 
-  // Mean vector of each endpoint: field weight x IDF x SIF weighted (Arora et al.'s smooth inverse frequency).
+  // Mean vector of each endpoint: field weight x IDF x SIF weighted (Arora et al.'s smooth inverse
+  // frequency). Weights are summed per distinct word first, so each vector is added once per endpoint.
+  const perWord = new Map<string, { stem: string; weight: number }>();
   docTokens.forEach((tokens, i) => {
-    const row = docVectors.subarray(i * dims, (i + 1) * dims);
+    perWord.clear();
     for (const [word, s, fieldWeight] of tokens) {
-      const entry = vocab.get(s) as VocabEntry;
-      const v = vectors.get(word);
-      const src =
-        v ?? (entry.row >= 0 ? vocabVectors.subarray(entry.row * dims, (entry.row + 1) * dims) : undefined);
-      if (!src) continue;
-      const w = fieldWeight * entry.idf * vectors.sif(word);
-      for (let d = 0; d < dims; d++) row[d] = (row[d] as number) + w * (src[d] as number);
+      const acc = perWord.get(word);
+      if (acc) acc.weight += fieldWeight;
+      else perWord.set(word, { stem: s, weight: fieldWeight });
     }
-    normalise(row);
+    const off = i * dims;
+    for (const [word, { stem: s, weight }] of perWord) {
+      const entry = vocab.get(s) as VocabEntry;
+      const own = vectors.get(word);
+      const src = own ?? (entry.row >= 0 ? vocabVectors : undefined);
+      if (!src) continue;
+      const srcOff = own ? 0 : entry.row * dims;
+      const w = weight * entry.idf * vectors.sif(word);
+      for (let d = 0; d < dims; d++)
+        docVectors[off + d] = (docVectors[off + d] as number) + w * (src[srcOff + d] as number);
+    }
+    normalise(docVectors.subarray(off, off + dims));
   });
 
   const mini = new MiniSearch<IndexedDoc>({
@@ -201,5 +212,6 @@ export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVe
     docVectors,
     vectors,
     neighbourCache: new Map(),
+    typoCache: new Map(),
   };
 }
