@@ -62,6 +62,8 @@ export interface CreateDepsOptions {
   dbSchema?: string;
   /** In-memory PGlite instead of the data dir (tests). */
   inMemoryDb?: boolean;
+  /** Start the in-memory PGlite from this migrated dump (tests). */
+  pgliteTemplate?: Blob;
   redisPrefix?: string;
   poolSize?: number;
 }
@@ -71,6 +73,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     url: config.databaseUrl,
     dataDir: opts.inMemoryDb ? undefined : path.join(config.dataDir, 'pglite'),
     schema: opts.dbSchema,
+    pgliteTemplate: opts.pgliteTemplate,
     poolSize: opts.poolSize,
   });
   await migrate(db);

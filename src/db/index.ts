@@ -25,6 +25,8 @@ export interface Database {
     fn: (exec: (sqlText: string) => Promise<Record<string, unknown>[]>) => Promise<T>,
   ): Promise<T>;
   close(): Promise<void>;
+  /** PGlite only: a dump that `pgliteTemplate` can start from. */
+  dumpForTemplate?(): Promise<Blob>;
 }
 
 const INT8 = 20;
@@ -37,11 +39,13 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to use (tests isolate each app in its own schema). */
   schema?: string | undefined;
   poolSize?: number;
+  /** In-memory PGlite started from a dump of an already-migrated database (tests: ~10x faster than initdb). */
+  pgliteTemplate?: Blob | undefined;
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   if (opts.url) return openPostgres(opts.url, opts.schema, opts.poolSize ?? 20);
-  return openPglite(opts.dataDir);
+  return openPglite(opts.dataDir, opts.pgliteTemplate);
 }
 
 async function openPostgres(url: string, schema: string | undefined, poolSize: number): Promise<Database> {
@@ -83,15 +87,19 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Database> {
+async function openPglite(dataDir: string | undefined, template: Blob | undefined): Promise<Database> {
   if (dataDir) mkdirSync(path.dirname(dataDir), { recursive: true });
   const client = await PGlite.create(dataDir, {
     parsers: { [INT8]: (v: string) => BigInt(v) },
+    ...(template && !dataDir ? { loadDataDir: template } : {}),
   });
   const orm = drizzlePglite(client) as unknown as Orm;
   return {
     kind: 'pglite',
     orm,
+    async dumpForTemplate() {
+      return client.dumpDataDir('none');
+    },
     async scriptTransaction(fn) {
       return client.transaction(async (tx) =>
         fn(async (text) => {

@@ -10,6 +10,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { type AppDeps, closeDeps, createDeps } from '../../src/deps.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { randomHex } from '../../src/lib/secrets.js';
+import { loadPgliteTemplate } from './pglite-template.js';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -61,6 +62,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const deps = await createDeps(config, {
     inMemoryDb: true,
     dbSchema: schema,
+    ...(config.databaseUrl ? {} : { pgliteTemplate: await loadPgliteTemplate() }),
     redisPrefix: `test:${schema ?? randomHex(6)}:`,
     poolSize: 10,
     ...(opts.clock ? { clock: opts.clock } : {}),
