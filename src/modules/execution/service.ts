@@ -7,7 +7,13 @@ import type { AppDeps } from '../../deps.js';
 import { AppError, errorBody } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc } from '../../lib/money.js';
-import { type CallResultRecord, debitForCall, explainRefusal, type RefundReason } from '../ledger/calls.js';
+import {
+  type CallResultRecord,
+  debitForCall,
+  debitForCallQuick,
+  explainRefusal,
+  type RefundReason,
+} from '../ledger/calls.js';
 import { afterBalanceDecrease, onDailyLimitReached } from '../notifications/triggers.js';
 import { forwardToProvider, type ProviderResult } from './forward.js';
 import { replayFor, requestHash, type StoredResponse } from './idempotency.js';
@@ -167,7 +173,7 @@ async function debit(
   };
   // Common case: one autocommit statement, which holds the account row lock only while PostgreSQL
   // runs it (no round trip to us in between), so a hot account is not throttled by our event loop.
-  const quick = await debitForCall(deps.db.orm, { ...input0, onlyWithoutAlert: true });
+  const quick = await debitForCallQuick(deps.db, input0);
   if (quick) return quick.balanceAfter;
   for (let attempt = 1; ; attempt++) {
     // The balance may cross the alert threshold or reach zero: debit and queue the notification in

@@ -1,9 +1,10 @@
 // Money movements of paid calls. The debit is one SQL statement (balance, spending limits, daily counter,
 // ledger entry and the pending call row, all or nothing), so a call costs one short transaction on the
 // hot path; the refund is one statement too, keyed `refund:<callId>` so it can never apply twice.
-import { sql } from 'drizzle-orm';
-import { type Executor, one } from '../../db/index.js';
+import { type SQL, sql } from 'drizzle-orm';
+import { type Database, type Executor, one } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
+import { preparedRows } from './prepared.js';
 
 export interface DebitForCallInput {
   callId: string;
@@ -37,16 +38,14 @@ const utcDay = (d: Date) => d.toISOString().slice(0, 10);
  * when a condition failed (nothing was written); the caller then works out which one (explainRefusal).
  * A reused Idempotency-Key surfaces as a unique violation on calls (account_id, idempotency_key).
  */
-export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<DebitResult | undefined> {
+function debitQuery(d: DebitForCallInput): SQL {
   const day = utcDay(d.now);
   const now = d.now.toISOString();
   const quiet = d.onlyWithoutAlert
     ? sql`AND balance_credits > ${d.priceCredits}
           AND (low_balance_threshold_credits IS NULL OR balance_credits - ${d.priceCredits} >= low_balance_threshold_credits)`
     : sql``;
-  const row = await one<{ balance_credits: bigint; low_balance_threshold_credits: bigint | null }>(
-    ex,
-    sql`WITH acct AS (
+  return sql`WITH acct AS (
           UPDATE accounts SET
             balance_credits = balance_credits - ${d.priceCredits},
             total_spent_credits = total_spent_credits + ${d.priceCredits},
@@ -77,10 +76,31 @@ export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<
                  ${d.idempotencyKey}, ${d.requestHash}, ${d.deadlineAt.toISOString()}, ${now}
           FROM acct RETURNING 1
         )
-        SELECT balance_credits, low_balance_threshold_credits FROM acct`,
-  );
+        SELECT balance_credits, low_balance_threshold_credits FROM acct`;
+}
+
+type DebitRow = { balance_credits: bigint; low_balance_threshold_credits: bigint | null };
+
+function toResult(row: DebitRow | undefined): DebitResult | undefined {
   if (!row) return undefined;
   return { balanceAfter: row.balance_credits, lowBalanceThreshold: row.low_balance_threshold_credits };
+}
+
+export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<DebitResult | undefined> {
+  return toResult(await one<DebitRow>(ex, debitQuery(d)));
+}
+
+/** debitForCall with onlyWithoutAlert, on its own (autocommit) as a prepared statement: the hot path. */
+export async function debitForCallQuick(
+  db: Database,
+  d: DebitForCallInput,
+): Promise<DebitResult | undefined> {
+  const [row] = await preparedRows<DebitRow>(
+    db,
+    'svc_debit_for_call_quick',
+    debitQuery({ ...d, onlyWithoutAlert: true }),
+  );
+  return toResult(row);
 }
 
 export type Refusal =
