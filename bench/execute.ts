@@ -1,8 +1,8 @@
 // npm run bench:execute — paid execution throughput and latency on PostgreSQL (DESIGN.md section 4).
 // One run prints: the provider called directly; paid executes at concurrency 1 and 64 over 1,000 accounts
 // and on one hot account; a raw single-debit transaction rate from pgbench on the same PostgreSQL; the
-// ratios; and the ledger invariants after the run. The service runs in its own process; the provider and
-// the load generator share this one. DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) gets
+// ratios; and the ledger invariants after the run. The service and the provider run in their own processes;
+// this one generates the load. DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) gets
 // a fresh schema, dropped at the end.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -15,7 +15,6 @@ import { Pool } from 'undici';
 import { openDatabase } from '../src/db/index.js';
 import { randomBase62, randomHex } from '../src/lib/secrets.js';
 import { checkLedgerInvariants } from '../src/modules/ledger/service.js';
-import { startProviderServer } from '../test/helpers/providers.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -84,13 +83,47 @@ async function load(
   };
 }
 
-function startService(): Promise<{ port: number; stop: () => Promise<void> }> {
+/** Starts a script in its own process and waits for the JSON line it prints once ready. */
+function startProcess<T>(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<{ info: T; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let ready = false;
+    child.stdout.on('data', (d) => {
+      out += String(d);
+      const line = out.split('\n').find((l) => l.startsWith('{'));
+      if (line && !ready) {
+        ready = true;
+        resolve({
+          info: JSON.parse(line) as T,
+          stop: () =>
+            new Promise<void>((r) => {
+              child.once('exit', () => r());
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+    child.once('exit', (code) => {
+      if (!ready) reject(new Error(`${script} exited with ${code}`));
+    });
+  });
+}
+
+function startService() {
   const profile = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
     : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/execute-server.ts'], {
-    env: {
-      ...process.env,
+  return startProcess<{ port: number }>(
+    'bench/execute-server.ts',
+    {
       SVC_ENV: 'devnet',
       SVC_DATA_DIR: dataDir,
       SVC_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -100,27 +133,8 @@ function startService(): Promise<{ port: number; stop: () => Promise<void> }> {
       DATABASE_URL,
       SVC_TEST_SCHEMA: schema,
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += String(d);
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line && !out.includes('\u0000')) {
-        out += '\u0000';
-        resolve({
-          port: JSON.parse(line).port,
-          stop: () =>
-            new Promise<void>((r) => {
-              child.once('exit', () => r());
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`service exited with ${code}`)));
-  });
+    profile,
+  );
 }
 
 /** 1,000 accounts with an API key and a 1,000 USDC admin credit each, written straight into the tables. */
@@ -197,9 +211,9 @@ async function main() {
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   await client.query(`CREATE SCHEMA ${schema}`);
-  const provider = await startProviderServer({ record: false });
+  const provider = await startProcess<{ url: string }>('bench/execute-provider.ts', {});
   const service = await startService();
-  const origin = `http://127.0.0.1:${service.port}`;
+  const origin = `http://127.0.0.1:${service.info.port}`;
   try {
     await client.query(`SET search_path = ${schema}`);
     const keys = await seedAccounts(client);
@@ -211,7 +225,7 @@ async function main() {
         name: 'Bench',
         description: 'answers at once',
         category: 'utility',
-        base_url: provider.url,
+        base_url: provider.info.url,
         endpoints: [
           {
             slug: 'echo',
@@ -231,7 +245,7 @@ async function main() {
     const body = JSON.stringify({ text: 'hello' });
     const json = { 'content-type': 'application/json' };
     const direct = (c: number) =>
-      load(provider.url, c, SECONDS / 2, () => ({ path: '/echo', headers: json, body }));
+      load(provider.info.url, c, SECONDS / 2, () => ({ path: '/echo', headers: json, body }));
     const paid = (c: number, hot: boolean) =>
       load(origin, c, SECONDS, (i) => ({
         path: '/v1/execute/bench/echo',
@@ -288,7 +302,7 @@ async function main() {
     );
     if (violations.length > 0 || errors > 0) process.exitCode = 1;
   } finally {
-    await provider.close();
+    await provider.stop();
     await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
     await client.end();
     rmSync(dataDir, { recursive: true, force: true });

@@ -4,6 +4,7 @@ import type { Executor } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { type CallResultRecord, type RefundReason, type RefundResult, refundCall } from '../ledger/calls.js';
 import { onCallRefunded } from '../notifications/triggers.js';
+import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
 
 export type RefundRecord = CallResultRecord & { outcome: 'provider_error' | 'timeout'; reason: RefundReason };
 
@@ -27,5 +28,7 @@ export async function refundInTx(
 }
 
 export async function refundAndRecord(deps: AppDeps, r: RefundRecord): Promise<RefundResult | undefined> {
-  return deps.db.orm.transaction((tx) => refundInTx(tx, deps, r));
+  const refunded = await deps.db.orm.transaction((tx) => refundInTx(tx, deps, r));
+  if (refunded) invalidateTrustTier(refunded.accountId, refunded.successfulPayments);
+  return refunded;
 }

@@ -15,6 +15,7 @@ import {
   type RefundReason,
 } from '../ledger/calls.js';
 import { afterBalanceDecrease, onDailyLimitReached } from '../notifications/triggers.js';
+import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
 import { forwardToProvider, type ProviderResult } from './forward.js';
 import { replayFor, requestHash, type StoredResponse } from './idempotency.js';
 import { refundAndRecord } from './refund.js';
@@ -174,7 +175,10 @@ async function debit(
   // Common case: one autocommit statement, which holds the account row lock only while PostgreSQL
   // runs it (no round trip to us in between), so a hot account is not throttled by our event loop.
   const quick = await debitForCallQuick(deps.db, input0);
-  if (quick) return quick.balanceAfter;
+  if (quick) {
+    invalidateTrustTier(input.accountId, quick.successfulPayments);
+    return quick.balanceAfter;
+  }
   for (let attempt = 1; ; attempt++) {
     // The balance may cross the alert threshold or reach zero: debit and queue the notification in
     // one transaction.
@@ -189,7 +193,10 @@ async function debit(
       }
       return r;
     });
-    if (debited) return debited.balanceAfter;
+    if (debited) {
+      invalidateTrustTier(input.accountId, debited.successfulPayments);
+      return debited.balanceAfter;
+    }
 
     const refusal = await explainRefusal(deps.db.orm, input.accountId, price, now);
     switch (refusal.kind) {

@@ -7,6 +7,7 @@ import { one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { errorBody } from '../../errors/catalogue.js';
 import type { BackgroundJob } from '../../jobs/runner.js';
+import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
 import { refundInTx } from './refund.js';
 
 /** Grace after a call's deadline before it counts as abandoned (a live instance settles well before). */
@@ -24,9 +25,9 @@ export async function sweepAbandonedCalls(deps: AppDeps, marginMs = SWEEP_MARGIN
         sql`SELECT id FROM calls WHERE status = 'pending' AND deadline_at < ${cutoff}
             ORDER BY deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
       );
-      if (!call) return false;
+      if (!call) return null;
       const details = { call_id: call.id, reason: 'abandoned' };
-      await refundInTx(tx, deps, {
+      return refundInTx(tx, deps, {
         callId: call.id,
         outcome: 'timeout',
         reason: 'abandoned',
@@ -39,9 +40,9 @@ export async function sweepAbandonedCalls(deps: AppDeps, marginMs = SWEEP_MARGIN
           errorBody('SVC-EXE-005', 'The call did not complete; it was refunded', details),
         ),
       });
-      return true;
     });
-    if (!done) break;
+    if (done === null) break;
+    if (done) invalidateTrustTier(done.accountId, done.successfulPayments);
     refunded++;
   }
   return refunded;

@@ -28,6 +28,8 @@ export interface DebitForCallInput {
 export interface DebitResult {
   balanceAfter: bigint;
   lowBalanceThreshold: bigint | null;
+  /** The trust-tier counter after this call (for invalidateTrustTier). */
+  successfulPayments: bigint;
 }
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
@@ -60,7 +62,7 @@ function debitQuery(d: DebitForCallInput): SQL {
             AND (daily_limit_credits IS NULL OR daily_limit_credits >= ${d.priceCredits} +
                  CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END)
             ${quiet}
-          RETURNING balance_credits, low_balance_threshold_credits
+          RETURNING balance_credits, low_balance_threshold_credits, successful_payments
         ), entry AS (
           INSERT INTO ledger_entries (id, account_id, type, amount_credits, balance_after, description,
                                       reference_type, reference_id, call_id, provider_id, endpoint_slug,
@@ -76,14 +78,22 @@ function debitQuery(d: DebitForCallInput): SQL {
                  ${d.idempotencyKey}, ${d.requestHash}, ${d.deadlineAt.toISOString()}, ${now}
           FROM acct RETURNING 1
         )
-        SELECT balance_credits, low_balance_threshold_credits FROM acct`;
+        SELECT balance_credits, low_balance_threshold_credits, successful_payments FROM acct`;
 }
 
-type DebitRow = { balance_credits: bigint; low_balance_threshold_credits: bigint | null };
+type DebitRow = {
+  balance_credits: bigint;
+  low_balance_threshold_credits: bigint | null;
+  successful_payments: bigint;
+};
 
 function toResult(row: DebitRow | undefined): DebitResult | undefined {
   if (!row) return undefined;
-  return { balanceAfter: row.balance_credits, lowBalanceThreshold: row.low_balance_threshold_credits };
+  return {
+    balanceAfter: row.balance_credits,
+    lowBalanceThreshold: row.low_balance_threshold_credits,
+    successfulPayments: row.successful_payments,
+  };
 }
 
 export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<DebitResult | undefined> {
@@ -165,6 +175,7 @@ export interface RefundResult {
   endpointSlug: string;
   credits: bigint;
   balanceAfter: bigint;
+  successfulPayments: bigint;
 }
 
 /**
@@ -184,6 +195,7 @@ export async function refundCall(
     endpoint_slug: string;
     price_credits: bigint;
     balance_credits: bigint;
+    successful_payments: bigint;
   }>(
     ex,
     sql`WITH c AS (
@@ -202,7 +214,7 @@ export async function refundCall(
                                        THEN greatest(a.daily_spent_credits - c.price_credits, 0)
                                        ELSE a.daily_spent_credits END
           FROM c WHERE a.id = c.account_id
-          RETURNING a.id, a.balance_credits
+          RETURNING a.id, a.balance_credits, a.successful_payments
         ), entry AS (
           INSERT INTO ledger_entries (id, account_id, type, amount_credits, balance_after, description,
                                       reference_type, reference_id, call_id, provider_id, endpoint_slug,
@@ -212,7 +224,8 @@ export async function refundCall(
                  'refund:' || c.id, ${finished}
           FROM c JOIN acct ON acct.id = c.account_id RETURNING 1
         )
-        SELECT c.account_id, c.provider_id, c.endpoint_slug, c.price_credits, acct.balance_credits
+        SELECT c.account_id, c.provider_id, c.endpoint_slug, c.price_credits, acct.balance_credits,
+               acct.successful_payments
         FROM c JOIN acct ON acct.id = c.account_id`,
   );
   if (!row) return undefined;
@@ -222,6 +235,7 @@ export async function refundCall(
     endpointSlug: row.endpoint_slug,
     credits: row.price_credits,
     balanceAfter: row.balance_credits,
+    successfulPayments: row.successful_payments,
   };
 }
 
