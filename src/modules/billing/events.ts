@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { one, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
 import {
   closePayment,
   completePayment,
@@ -34,7 +35,8 @@ export interface ProcessorEvent {
 export type EventOutcome = 'duplicate' | 'applied' | 'no_change' | 'deferred' | 'unknown_payment' | 'ignored';
 
 export async function applyProcessorEvent(deps: AppDeps, ev: ProcessorEvent): Promise<EventOutcome> {
-  return deps.db.orm.transaction(async (tx) => {
+  let completedAccount: string | undefined;
+  const outcome = await deps.db.orm.transaction(async (tx) => {
     const ref = 'processorPaymentRef' in ev.effect ? ev.effect.processorPaymentRef : undefined;
     const inserted = await one(
       tx,
@@ -48,13 +50,17 @@ export async function applyProcessorEvent(deps: AppDeps, ev: ProcessorEvent): Pr
     // while the completion is being applied is never parked after the completion looked for it.
     if (ref) await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`payref:${ref}`}))`);
     const payment = await findPayment(tx, ev, ref);
-    const outcome = payment ? await applyEffect(tx, deps, payment, ev.effect) : unmatchedOutcome(ev.effect);
+    const result = payment ? await applyEffect(tx, deps, payment, ev.effect) : unmatchedOutcome(ev.effect);
     await tx.execute(
-      sql`UPDATE processor_events SET outcome = ${outcome}, payment_id = ${payment?.id ?? null}
+      sql`UPDATE processor_events SET outcome = ${result}, payment_id = ${payment?.id ?? null}
           WHERE processor = ${ev.processor} AND event_id = ${ev.eventId}`,
     );
-    return outcome;
+    if (result === 'applied' && ev.effect.kind === 'completed') completedAccount = payment?.account_id;
+    return result;
   });
+  // A completed payment raised the trust-tier counter: the next request sees the new tier.
+  if (completedAccount) invalidateTrustTier(completedAccount);
+  return outcome;
 }
 
 async function findPayment(tx: Tx, ev: ProcessorEvent, ref: string | undefined) {
