@@ -11,6 +11,10 @@ export const QUERY_TUNING = {
   /** Relative weight of a fuzzy (typo) match, and MiniSearch's fuzziness for words of 5+ letters. */
   fuzzyWeight: 0.6,
   fuzzy: 0.2,
+  /** BM25+ parameters (MiniSearch's defaults). */
+  bm25K: 1.2,
+  bm25B: 0.7,
+  bm25D: 0.5,
   /** Blend of the per-candidate signals into the relevance. */
   lexicalWeight: 0.45,
   softWeight: 0.6,
@@ -22,6 +26,11 @@ export const QUERY_TUNING = {
   softMinSimilarity: 0.3,
   softScale: 0.9,
   softPower: 2,
+  /** Weight of a query word the catalogue does not contain, relative to the rarest catalogue word. */
+  unknownWordWeight: 1,
+  /** Weight of focus (share of the endpoint's slug and tag words the query asks for) in the blend. */
+  focusWeight: 0.1,
+  focusPower: 1,
   /** Smallest soft credit worth giving. */
   softMinCredit: 0.1,
   /** Most similar catalogue stems considered per query word for soft coverage. */
@@ -103,7 +112,7 @@ function analyse(index: SearchIndex, query: string): QueryWord[] {
     out.push({
       word,
       stem: s,
-      weight: (entry?.idf ?? unknownIdf) * index.vectors.sif(word),
+      weight: (entry ? entry.idf : unknownIdf * QUERY_TUNING.unknownWordWeight) * index.vectors.sif(word),
       vector: own ?? row,
     });
   }
@@ -210,6 +219,7 @@ export function matchQuery(
       // Only a word the catalogue does not contain may be a misspelling of one it does.
       fuzzy: (term) => (term.length >= 5 && !index.vocab.has(term) ? t.fuzzy : false),
       weights: { fuzzy: t.fuzzyWeight, prefix: 0.3 },
+      bm25: { k: t.bm25K, b: t.bm25B, d: t.bm25D },
     },
   );
   for (const r of results) {
@@ -230,21 +240,30 @@ export function matchQuery(
       mark(doc);
     }
   };
+  // Credit of each catalogue stem as an answer to some query word (for the endpoint-side focus below).
+  const stemCredit = new Map<string, number>();
   words.forEach((w, qi) => {
     const exact = index.vocab.get(w.stem);
-    if (exact) give(exact, qi, 1);
+    if (exact) {
+      give(exact, qi, 1);
+      stemCredit.set(w.stem, 1);
+    }
     // Another query word's own stem is credited to that word, not counted twice.
     const similar = (near[qi] ?? []).filter((x) => !own.has(x.entry.stem)).slice(0, t.softNeighbours);
     for (const { entry, sim } of similar) {
       const credit = t.softScale * ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower;
       // A credit this small changes no ranking, but would make thousands of endpoints candidates.
-      if (credit >= t.softMinCredit) give(entry, qi, credit);
+      if (credit >= t.softMinCredit) {
+        give(entry, qi, credit);
+        if (credit > (stemCredit.get(entry.stem) ?? 0)) stemCredit.set(entry.stem, credit);
+      }
     }
   });
 
   const weights = Float64Array.from(words, (w) => w.weight);
   const weightTotal = weights.reduce((s, w) => s + w, 0);
-  const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight;
+  const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight + t.focusWeight;
+  const focusMax = t.focusWeight / blendTotal;
   const qv = queryVector(index, words);
   const dims = index.vectors.dims;
   const dv = index.docVectors;
@@ -275,7 +294,7 @@ export function matchQuery(
   let best = 0;
   for (let c = 0; c < candidates.length; c++) {
     const p = partial[c] as number;
-    if (p < 0 || p + meaningMax < bound) continue;
+    if (p < 0 || p + meaningMax + focusMax < bound) continue;
     const i = candidates[c] as number;
     let meaning = 0;
     if (qv) {
@@ -284,7 +303,14 @@ export function matchQuery(
       for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
       meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
     }
-    const relevance = p + meaningMax * meaning;
+    // Focus: the share of the endpoint's own key words (slug, tags) that the query asks for.
+    let focus = 0;
+    const keys = index.keyStems[i] as string[];
+    if (focusMax > 0 && keys.length > 0) {
+      for (const k of keys) focus += stemCredit.get(k) ?? 0;
+      focus = (focus / keys.length) ** t.focusPower;
+    }
+    const relevance = p + meaningMax * meaning + focusMax * focus;
     if (relevance > best) best = relevance;
     scored.push({ index: i, relevance });
   }

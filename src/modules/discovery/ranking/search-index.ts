@@ -59,6 +59,8 @@ export interface SearchIndex {
   vocabVectors: Float32Array;
   /** Surface words of the catalogue (typo correction before a vector lookup). */
   surfaceWords: string[];
+  /** Distinct stems of endpoint i's slug and tags: what the endpoint is about, in brief. */
+  keyStems: string[][];
   /** Row i = unit mean vector of endpoint i. */
   docVectors: Float32Array;
   vectors: WordVectors;
@@ -100,17 +102,20 @@ export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVe
   const docVectors = new Float32Array(n * dims);
   // Per endpoint: (word, stem, field weight) triples, kept until IDF is known.
   const docTokens: Array<Array<[string, string, number]>> = [];
+  const keyStems: string[][] = [];
 
   endpoints.forEach((e, id) => {
     const texts = fieldTexts(e);
     const doc = { id, description: '', tags: '', slug: '', name: '', provider: '' };
     const tokens: Array<[string, string, number]> = [];
     const best = new Map<string, number>();
+    const keys = new Set<string>();
     for (const f of FIELDS) {
       const stems: string[] = [];
       for (const word of contentWords(texts[f])) {
         const s = stem(word);
         stems.push(s);
+        if (f === 'slug' || f === 'tags') keys.add(s);
         tokens.push([word, s, FIELD_WEIGHTS[f]]);
         let forms = stemForms.get(s);
         if (!forms) {
@@ -126,6 +131,7 @@ export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVe
     }
     docs.push(doc);
     docTokens.push(tokens);
+    keyStems.push([...keys]);
     for (const [s, factor] of best) {
       let p = stemDocs.get(s);
       if (!p) {
@@ -209,6 +215,7 @@ export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVe
     vectorVocab,
     vocabVectors,
     surfaceWords,
+    keyStems,
     docVectors,
     vectors,
     neighbourCache: new Map(),
