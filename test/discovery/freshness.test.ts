@@ -40,6 +40,18 @@ describe('catalogue changes reach discovery at once on this instance', () => {
     expect(keysOf(await discoverOk(t, query))).not.toContain('units/convert');
   });
 
+  it('requests in flight during a change never hide it from requests that start after it', async () => {
+    const query = { query: 'count the syllables of a poem' };
+    const before = Array.from({ length: 10 }, () => discoverOk(t, query));
+    await createProvider(t, {
+      id: 'poetry',
+      endpoints: [{ slug: 'syllables', description: 'Count the syllables in each line of a poem.' }],
+    });
+    const after = await Promise.all(Array.from({ length: 10 }, () => discoverOk(t, query)));
+    await Promise.all(before);
+    for (const body of after) expect(keysOf(body)[0]).toBe('poetry/syllables');
+  });
+
   it('a replaced provider is searched by its new texts', async () => {
     const query = { query: 'reverse geocoding from coordinates to an address' };
     const body = providerBody({

@@ -42,6 +42,8 @@ interface Snapshot {
   index: SearchIndex;
   fingerprint: string;
   generation: number;
+  /** Value of the change counter when the rebuild started reading the catalogue. */
+  changes: number;
 }
 
 let sharedVectors: WordVectors | undefined;
@@ -54,7 +56,8 @@ export function wordVectors(): WordVectors {
 export class DiscoveryService {
   private snapshot: Snapshot | undefined;
   private rebuilding: Promise<Snapshot> | undefined;
-  private stale = true;
+  /** Incremented by every known catalogue change; a snapshot older than the last change is stale. */
+  private changes = 0;
   private generation = 0;
   private lastVersionCheck = -Infinity;
   private quality: { byKey: Map<string, QualityMetrics>; loadedAt: number; load: number } | undefined;
@@ -73,7 +76,7 @@ export class DiscoveryService {
 
   /** Forget the index and cached matches; the next request rebuilds from the database. */
   invalidate() {
-    this.stale = true;
+    this.changes += 1;
     this.matches.clear();
     this.ranked.clear();
   }
@@ -83,7 +86,7 @@ export class DiscoveryService {
   }
 
   private async rebuild(): Promise<Snapshot> {
-    this.stale = false;
+    const changes = this.changes;
     const fingerprint = await catalogueFingerprint(this.deps.db.orm);
     const endpoints = await loadCatalogue(this.deps.db.orm);
     const index = buildSearchIndex(endpoints, wordVectors());
@@ -91,27 +94,29 @@ export class DiscoveryService {
     this.matches.clear();
     this.ranked.clear();
     this.lastVersionCheck = this.now();
-    this.snapshot = { index, fingerprint, generation: this.generation };
+    this.snapshot = { index, fingerprint, generation: this.generation, changes };
     return this.snapshot;
   }
 
   /** The current index; rebuilt when stale, and checked against the database every few seconds. */
   async currentIndex(forceCheck = false): Promise<Snapshot> {
+    const known = this.snapshot;
     if (
-      !this.stale &&
-      this.snapshot &&
+      known &&
+      known.changes === this.changes &&
       (forceCheck || this.now() - this.lastVersionCheck >= VERSION_CHECK_MS)
     ) {
       this.lastVersionCheck = this.now();
       const fingerprint = await catalogueFingerprint(this.deps.db.orm);
-      if (fingerprint !== this.snapshot.fingerprint) this.invalidate();
+      if (fingerprint !== known.fingerprint) this.invalidate();
     }
-    if (this.stale || !this.snapshot) {
-      // One rebuild at a time; a change arriving during a rebuild marks it stale again.
+    // A change made while a rebuild was reading the catalogue needs one more rebuild: a request that
+    // starts after a change must see it.
+    while (!this.snapshot || this.snapshot.changes !== this.changes) {
       this.rebuilding ??= this.rebuild().finally(() => {
         this.rebuilding = undefined;
       });
-      return this.rebuilding;
+      await this.rebuilding;
     }
     return this.snapshot;
   }
@@ -157,9 +162,10 @@ export class DiscoveryService {
   /** Ranked endpoints for a query and/or filters: the page asked for and the number of all matches. */
   async discover(req: DiscoverRequest): Promise<{ results: DiscoveredEndpoint[]; total: number }> {
     const snapshot = await this.currentIndex(req.fresh);
-    const { qualities, boosts } = await this.qualityMetrics(snapshot, req.fresh);
-    const rankedKey = JSON.stringify([normaliseQuery(req.query ?? ''), req.filters], (_k, v) =>
-      typeof v === 'bigint' ? v.toString() : v,
+    const { qualities, boosts, load } = await this.qualityMetrics(snapshot, req.fresh);
+    const rankedKey = JSON.stringify(
+      [snapshot.generation, load, normaliseQuery(req.query ?? ''), req.filters],
+      (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
     );
     const cached = req.fresh ? undefined : this.ranked.get(rankedKey);
     if (cached && req.limit <= RANKED_CACHE_DEPTH) {
