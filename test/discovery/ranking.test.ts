@@ -109,3 +109,40 @@ describe('matching by meaning', () => {
     expect(body.meta.total_results).toBe(0);
   });
 });
+
+describe('small catalogues', () => {
+  it('a word most endpoints share still scores lexically when the catalogue is small', async () => {
+    const t2 = await createTestApp({ env: DISCOVERY_TEST_ENV });
+    try {
+      for (const [id, description] of [
+        ['a', 'Generate random UUID identifiers.'],
+        ['b', 'Generate a QR code image.'],
+        ['c', 'Generate secure random passwords.'],
+      ] as const) {
+        await createProvider(t2, { id, name: 'Tools', endpoints: [{ slug: 'run', description }] });
+      }
+      const body = await discoverOk(t2, { query: 'generate a uuid' });
+      expect(keysOf(body)[0]).toBe('a/run');
+      expect(body.results[0]?.relevance_score).toBeGreaterThan(0.6);
+    } finally {
+      await t2.close();
+    }
+  });
+
+  it('SHA-256 in a description matches a query for sha256', async () => {
+    const t2 = await createTestApp({ env: DISCOVERY_TEST_ENV });
+    try {
+      await createProvider(t2, {
+        id: 'digest',
+        endpoints: [{ slug: 'compute', description: 'Compute the SHA-256 digest of a text.' }],
+      });
+      await createProvider(t2, {
+        id: 'other',
+        endpoints: [{ slug: 'compute', description: 'Compute the word count of a text.' }],
+      });
+      expect(keysOf(await discoverOk(t2, { query: 'sha256 of my text' }))[0]).toBe('digest/compute');
+    } finally {
+      await t2.close();
+    }
+  });
+});

@@ -39,8 +39,10 @@ export const QUERY_TUNING = {
   minRelevance: 0.12,
   /** Matches below this share of the best match's relevance are not returned either. */
   relativeFloor: 0.2,
-  /** Query words found in more than this share of endpoints are not scored by BM25. */
+  /** Query words found in more than this share of endpoints (and in more than lexicalSkipMinDocs) are
+   *  not scored by BM25: on a large catalogue they weigh nothing and cost the most. */
   lexicalMaxDocShare: 0.2,
+  lexicalSkipMinDocs: 500,
   /** Exponent of the coverage that scales the relative BM25 score. */
   lexicalCoveragePower: 0.5,
 };
@@ -189,11 +191,9 @@ export function matchQuery(
   // (adding them to the BM25 query as well measured no better, and costs time on large catalogues).
   // Words in a large share of the catalogue carry almost no BM25 weight but cost the most to score:
   // they are left to soft coverage (as Lucene's common-terms query does).
-  const n0 = Math.max(index.endpoints.length, 1);
+  const skipAbove = Math.max(t.lexicalMaxDocShare * index.endpoints.length, t.lexicalSkipMinDocs);
   const terms = new Set(
-    words
-      .filter((w) => (index.vocab.get(w.stem)?.docs.length ?? 0) / n0 <= t.lexicalMaxDocShare)
-      .map((w) => w.stem),
+    words.filter((w) => (index.vocab.get(w.stem)?.docs.length ?? 0) <= skipAbove).map((w) => w.stem),
   );
 
   const n = index.endpoints.length;

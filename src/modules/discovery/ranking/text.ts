@@ -16,13 +16,15 @@ const STOP_WORDS = new Set(
     .filter(Boolean),
 );
 
-/** Splits text into lowercase word tokens (letters/digits), keeping in-word apostrophes out. */
+/**
+ * Splits text into lowercase word tokens (letters/digits), keeping in-word apostrophes out. A word and a
+ * number joined by a hyphen also yield the joined form, so "SHA-256" matches "sha256".
+ */
 export function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .replace(/['’]s\b/g, '')
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w.length > 0);
+  const lower = text.toLowerCase().replace(/['’]s\b/g, '');
+  const tokens = lower.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+  for (const m of lower.matchAll(/(\p{L}+)-(\p{N}+)(?![\p{L}\p{N}])/gu)) tokens.push(`${m[1]}${m[2]}`);
+  return tokens;
 }
 
 export function isStopWord(word: string): boolean {
