@@ -2,6 +2,7 @@
 // group-commit writer of call outcomes.
 import type { Agent } from 'undici';
 import type { AppDeps } from '../../deps.js';
+import { DebitCoalescer } from './debit-coalescer.js';
 import { createProviderAgent } from './forward.js';
 import { EndpointResolver } from './resolve.js';
 import { SettleQueue } from './settle-queue.js';
@@ -10,6 +11,7 @@ export interface ExecutionRuntime {
   resolver: EndpointResolver;
   agent: Agent;
   settleQueue: SettleQueue;
+  debits: DebitCoalescer;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export function executionRuntime(deps: AppDeps): ExecutionRuntime {
     resolver,
     agent,
     settleQueue,
+    debits: new DebitCoalescer(deps.db),
     async close() {
       runtimes.delete(deps);
       deps.events.off('catalog.changed', onCatalogChanged);

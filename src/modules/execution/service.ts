@@ -7,13 +7,7 @@ import type { AppDeps } from '../../deps.js';
 import { AppError, errorBody } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc } from '../../lib/money.js';
-import {
-  type CallResultRecord,
-  debitForCall,
-  debitForCallQuick,
-  explainRefusal,
-  type RefundReason,
-} from '../ledger/calls.js';
+import { type CallResultRecord, debitForCall, explainRefusal, type RefundReason } from '../ledger/calls.js';
 import { afterBalanceDecrease, onDailyLimitReached } from '../notifications/triggers.js';
 import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
 import { forwardToProvider, type ProviderResult } from './forward.js';
@@ -173,8 +167,8 @@ async function debit(
     requestHash: hash,
   };
   // Common case: one autocommit statement, which holds the account row lock only while PostgreSQL
-  // runs it (no round trip to us in between), so a hot account is not throttled by our event loop.
-  const quick = await debitForCallQuick(deps.db, input0);
+  // runs it (no round trip to us in between); calls of a busy account are coalesced into one statement.
+  const quick = await executionRuntime(deps).debits.debit(input0);
   if (quick) {
     invalidateTrustTier(input.accountId, quick.successfulPayments);
     return quick.balanceAfter;
