@@ -40,6 +40,8 @@ export interface Config {
   trustProxy: string | undefined;
   bodyLimitBytes: number;
   logLevel: string;
+  /** Optional OpenAI-compatible embeddings API fused into discovery's ranking (docs/discovery.md). */
+  discoveryEmbeddings: DiscoveryEmbeddingsConfig | undefined;
 }
 
 export interface RateLimitConfig {
@@ -198,6 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxyList(env),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    discoveryEmbeddings: discoveryEmbeddingsConfig(env),
   };
 }
 
@@ -244,4 +247,26 @@ function trustProxyList(env: Env): string | undefined {
     }
   }
   return raw;
+}
+
+export interface DiscoveryEmbeddingsConfig {
+  /** Base URL; requests go to `${url}/embeddings`. */
+  url: string;
+  model: string;
+  apiKey: string | undefined;
+  /** Share of the fused relevance that comes from embedding similarity (0..1). */
+  weight: number;
+}
+
+function discoveryEmbeddingsConfig(env: Env): DiscoveryEmbeddingsConfig | undefined {
+  const base = url(env, 'SVC_EMBEDDINGS_URL', ['http:', 'https:']);
+  if (base === undefined) return undefined;
+  const weight = positiveNumber(env, 'SVC_EMBEDDINGS_WEIGHT', 0.5);
+  if (weight > 1) throw new ConfigError(`SVC_EMBEDDINGS_WEIGHT must be between 0 and 1, got ${weight}`);
+  return {
+    url: base.replace(/\/+$/, ''),
+    model: str(env, 'SVC_EMBEDDINGS_MODEL') ?? 'text-embedding-3-small',
+    apiKey: str(env, 'SVC_EMBEDDINGS_API_KEY'),
+    weight,
+  };
 }
