@@ -68,7 +68,7 @@ function wantsFresh(request: FastifyRequest): boolean {
 }
 
 export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const service = new DiscoveryService(app.deps);
+  const service = new DiscoveryService(app.deps, app.log);
 
   app.post(
     '/v1/discover',

@@ -2,9 +2,10 @@
 // `catalog.changed` from this instance; within VERSION_CHECK_MS for changes made by other instances),
 // plus the caches of SPEC.md 8.4: matching results 5 minutes, quality metrics 1 minute.
 import type { AppDeps } from '../../deps.js';
+import { type EndpointEmbeddings, embedEndpoints, embedTexts, similarities } from './embeddings.js';
 import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
-import { matchQuery, type RelevanceHit } from './ranking/query.js';
+import { matchQuery, QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
 import { buildSearchIndex, type SearchIndex } from './ranking/search-index.js';
 import { selectTop } from './ranking/top.js';
 import {
@@ -44,6 +45,16 @@ interface Snapshot {
   generation: number;
   /** Value of the change counter when the rebuild started reading the catalogue. */
   changes: number;
+  /** Endpoint embeddings from the optional embeddings API (undefined: offline ranking only). */
+  embeddings: EndpointEmbeddings | undefined;
+}
+
+/** Embedding cosine mapped linearly from [floor, ceil] onto [0, 1] (OpenAI text-embedding-3 scale). */
+const EMBEDDING_FLOOR = 0.2;
+const EMBEDDING_CEIL = 0.6;
+
+export interface DiscoveryLogger {
+  warn(obj: object, msg: string): void;
 }
 
 let sharedVectors: WordVectors | undefined;
@@ -70,7 +81,12 @@ export class DiscoveryService {
   /** Final pages by query + filters, cleared with every new index and every load of quality metrics. */
   private ranked = new Map<string, { results: DiscoveredEndpoint[]; total: number }>();
 
-  constructor(private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'events'>) {
+  private queryEmbeddings = new Map<string, Float32Array>();
+
+  constructor(
+    private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'config'>,
+    private readonly log?: DiscoveryLogger,
+  ) {
     deps.events.on('catalog.changed', () => this.invalidate());
   }
 
@@ -90,12 +106,58 @@ export class DiscoveryService {
     const fingerprint = await catalogueFingerprint(this.deps.db.orm);
     const endpoints = await loadCatalogue(this.deps.db.orm);
     const index = buildSearchIndex(endpoints, wordVectors());
+    const embeddings = await this.embedCatalogue(endpoints);
     this.generation += 1;
     this.matches.clear();
     this.ranked.clear();
     this.lastVersionCheck = this.now();
-    this.snapshot = { index, fingerprint, generation: this.generation, changes };
+    this.snapshot = { index, fingerprint, generation: this.generation, changes, embeddings };
     return this.snapshot;
+  }
+
+  private async embedCatalogue(endpoints: CatalogueEndpoint[]): Promise<EndpointEmbeddings | undefined> {
+    const cfg = this.deps.config.discoveryEmbeddings;
+    if (!cfg) return undefined;
+    try {
+      return await embedEndpoints(cfg, endpoints);
+    } catch (err) {
+      this.log?.warn({ err }, 'embeddings API failed; discovery ranks offline only');
+      return undefined;
+    }
+  }
+
+  private async embedQuery(query: string): Promise<Float32Array | undefined> {
+    const cfg = this.deps.config.discoveryEmbeddings;
+    if (!cfg) return undefined;
+    const cached = this.queryEmbeddings.get(query);
+    if (cached) return cached;
+    try {
+      const [vector] = await embedTexts(cfg, [query]);
+      if (vector) remember(this.queryEmbeddings, query, vector);
+      return vector;
+    } catch (err) {
+      this.log?.warn({ err }, 'embeddings API failed for a query; ranked offline only');
+      return undefined;
+    }
+  }
+
+  /** Offline relevance fused with embedding similarity: (1 - w) * offline + w * embedding score. */
+  private async fuse(snapshot: Snapshot, query: string, offline: RelevanceHit[]): Promise<RelevanceHit[]> {
+    const cfg = this.deps.config.discoveryEmbeddings;
+    const qv = snapshot.embeddings && cfg ? await this.embedQuery(query) : undefined;
+    if (!qv || !snapshot.embeddings || !cfg)
+      return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
+    const sims = similarities(qv, snapshot.embeddings);
+    const fused = new Map<number, number>();
+    for (const h of offline) fused.set(h.index, (1 - cfg.weight) * h.relevance);
+    sims.forEach((cos, i) => {
+      const score = Math.min(1, Math.max(0, (cos - EMBEDDING_FLOOR) / (EMBEDDING_CEIL - EMBEDDING_FLOOR)));
+      if (score > 0) fused.set(i, (fused.get(i) ?? 0) + cfg.weight * score);
+    });
+    let best = 0;
+    for (const r of fused.values()) best = Math.max(best, r);
+    const floor = Math.max(QUERY_TUNING.minRelevance, QUERY_TUNING.relativeFloor * best);
+    return [...fused].filter(([, r]) => r >= floor).map(([index, relevance]) => ({ index, relevance }));
   }
 
   /** The current index; rebuilt when stale, and checked against the database every few seconds. */
@@ -143,7 +205,7 @@ export class DiscoveryService {
     return this.aligned;
   }
 
-  private matchesFor(snapshot: Snapshot, query: string, fresh: boolean): RelevanceHit[] {
+  private async matchesFor(snapshot: Snapshot, query: string, fresh: boolean): Promise<RelevanceHit[]> {
     const key = normaliseQuery(query);
     const cached = this.matches.get(key);
     if (
@@ -154,7 +216,9 @@ export class DiscoveryService {
     ) {
       return cached.hits;
     }
-    const hits = matchQuery(snapshot.index, key);
+    const hits = snapshot.embeddings
+      ? await this.fuse(snapshot, key, matchQuery(snapshot.index, key, undefined, 0))
+      : matchQuery(snapshot.index, key);
     remember(this.matches, key, { hits, generation: snapshot.generation, at: this.now() });
     return hits;
   }
@@ -173,7 +237,7 @@ export class DiscoveryService {
     }
 
     const { endpoints } = snapshot.index;
-    const hits = req.query ? this.matchesFor(snapshot, req.query, req.fresh) : undefined;
+    const hits = req.query ? await this.matchesFor(snapshot, req.query, req.fresh) : undefined;
     const count = hits ? hits.length : endpoints.length;
     const filtered = hasFilters(req.filters);
     const passing: Ranked[] = [];
