@@ -35,6 +35,7 @@ describe('POST /v1/discover: request errors', () => {
     ['category of the wrong type', { category: 3 }, 'filters.category'],
     ['negative price', { max_price_per_call: -0.01 }, 'filters.max_price_per_call'],
     ['price as a string', { max_price_per_call: '0.01' }, 'filters.max_price_per_call'],
+    ['absurd price', { max_price_per_call: 1e300 }, 'filters.max_price_per_call'],
     ['uptime above 100', { min_uptime_pct: 100.5 }, 'filters.min_uptime_pct'],
     ['uptime below 0', { min_uptime_pct: -1 }, 'filters.min_uptime_pct'],
     ['unknown method', { method: 'FETCH' }, 'filters.method'],

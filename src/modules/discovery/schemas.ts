@@ -12,7 +12,9 @@ export const DiscoverFiltersSchema = Type.Object(
   {
     category: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: [...CATEGORIES] })),
     tags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 20 })),
-    max_price_per_call: Type.Optional(Type.Number({ minimum: 0, description: 'USDC ceiling, inclusive' })),
+    max_price_per_call: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1_000_000_000, description: 'USDC ceiling, inclusive' }),
+    ),
     min_uptime_pct: Type.Optional(Type.Number({ minimum: 0, maximum: 100, description: 'inclusive' })),
     method: Type.Optional(Type.String({ minLength: 1, maxLength: 10, description: 'HTTP method, any case' })),
   },
