@@ -22,6 +22,15 @@ export const QUALITY_CACHE_TTL_MS = 60_000;
 /** How often an instance asks the database whether another instance changed the catalogue. */
 export const VERSION_CHECK_MS = 5_000;
 const CACHE_MAX_ENTRIES = 2_000;
+/** At most this many cached hits in all (~8 MB). */
+const MATCH_CACHE_MAX_HITS = 1_000_000;
+
+interface CachedMatches {
+  indices: Int32Array;
+  relevance: Float32Array;
+  generation: number;
+  at: number;
+}
 /** Ranked pages are cached up to the largest limit a request may ask for. */
 const RANKED_CACHE_DEPTH = 50;
 
@@ -77,7 +86,9 @@ export class DiscoveryService {
   private aligned:
     | { generation: number; load: number; qualities: QualityMetrics[]; boosts: EndpointBoosts }
     | undefined;
-  private matches = new Map<string, { hits: RelevanceHit[]; generation: number; at: number }>();
+  private matches = new Map<string, CachedMatches>();
+  /** Hits held by the match cache, bounded so large catalogues cannot make it grow without limit. */
+  private cachedHits = 0;
   /** Final pages by query + filters, cleared with every new index and every load of quality metrics. */
   private ranked = new Map<string, { results: DiscoveredEndpoint[]; total: number }>();
 
@@ -94,6 +105,7 @@ export class DiscoveryService {
   invalidate() {
     this.changes += 1;
     this.matches.clear();
+    this.cachedHits = 0;
     this.ranked.clear();
   }
 
@@ -109,6 +121,7 @@ export class DiscoveryService {
     const embeddings = await this.embedCatalogue(endpoints);
     this.generation += 1;
     this.matches.clear();
+    this.cachedHits = 0;
     this.ranked.clear();
     this.lastVersionCheck = this.now();
     this.snapshot = { index, fingerprint, generation: this.generation, changes, embeddings };
@@ -205,7 +218,7 @@ export class DiscoveryService {
     return this.aligned;
   }
 
-  private async matchesFor(snapshot: Snapshot, query: string, fresh: boolean): Promise<RelevanceHit[]> {
+  private async matchesFor(snapshot: Snapshot, query: string, fresh: boolean): Promise<CachedMatches> {
     const key = normaliseQuery(query);
     const cached = this.matches.get(key);
     if (
@@ -214,12 +227,31 @@ export class DiscoveryService {
       cached.generation === snapshot.generation &&
       this.now() - cached.at < MATCH_CACHE_TTL_MS
     ) {
-      return cached.hits;
+      return cached;
     }
-    const hits = snapshot.embeddings
+    const found = snapshot.embeddings
       ? await this.fuse(snapshot, key, matchQuery(snapshot.index, key, undefined, 0))
       : matchQuery(snapshot.index, key);
-    remember(this.matches, key, { hits, generation: snapshot.generation, at: this.now() });
+    // Stored compactly (8 bytes a hit); the oldest entries go first when the budget is spent.
+    const hits: CachedMatches = {
+      indices: Int32Array.from(found, (h) => h.index),
+      relevance: Float32Array.from(found, (h) => h.relevance),
+      generation: snapshot.generation,
+      at: this.now(),
+    };
+    const previous = this.matches.get(key);
+    if (previous) {
+      this.matches.delete(key);
+      this.cachedHits -= previous.indices.length;
+    }
+    for (const [oldKey, old] of this.matches) {
+      if (this.matches.size < CACHE_MAX_ENTRIES && this.cachedHits + found.length <= MATCH_CACHE_MAX_HITS)
+        break;
+      this.matches.delete(oldKey);
+      this.cachedHits -= old.indices.length;
+    }
+    this.matches.set(key, hits);
+    this.cachedHits += found.length;
     return hits;
   }
 
@@ -238,16 +270,16 @@ export class DiscoveryService {
 
     const { endpoints } = snapshot.index;
     const hits = req.query ? await this.matchesFor(snapshot, req.query, req.fresh) : undefined;
-    const count = hits ? hits.length : endpoints.length;
+    const count = hits ? hits.indices.length : endpoints.length;
     const filtered = hasFilters(req.filters);
     const passing: Ranked[] = [];
     for (let c = 0; c < count; c++) {
-      const i = hits ? (hits[c] as RelevanceHit).index : c;
+      const i = hits ? (hits.indices[c] as number) : c;
       const endpoint = endpoints[i] as CatalogueEndpoint;
       const quality = qualities[i] as QualityMetrics;
       if (filtered && !passesFilters(endpoint, quality, req.filters)) continue;
       // Filters alone: every endpoint passing them answers the request fully (relevance 1).
-      const relevance = hits ? (hits[c] as RelevanceHit).relevance : 1;
+      const relevance = hits ? (hits.relevance[c] as number) : 1;
       const score = hits ? relevance * (boosts.withQuery[i] as number) : (boosts.filtersOnly[i] as number);
       passing.push({ endpoint, quality, relevance, score });
     }
