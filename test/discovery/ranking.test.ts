@@ -95,6 +95,13 @@ describe('matching by meaning', () => {
     expect(await top(query)).toBe(expected);
   });
 
+  it('a misspelt word the catalogue never uses is corrected through general English', async () => {
+    const typo = await discoverOk(t, { query: 'is it freezng outside' });
+    const right = await discoverOk(t, { query: 'is it freezing outside' });
+    expect(keysOf(typo)[0]).toBe('skycast/conditions');
+    expect(typo.results.map((r) => r.relevance_score)).toEqual(right.results.map((r) => r.relevance_score));
+  });
+
   it('a query nothing answers gets low relevance scores', async () => {
     const body = await discoverOk(t, { query: 'book a table at an Italian restaurant for tonight' });
     const best = body.results[0]?.relevance_score ?? 0;

@@ -86,6 +86,35 @@ function correctTypo(index: SearchIndex, word: string): string | undefined {
   return best;
 }
 
+/**
+ * For a misspelt word the catalogue does not use either ("sunscren"): the most frequent English word of
+ * the vector vocabulary within one edit (two for 8+ letters) that is far more common than the word
+ * itself (a noisy-channel choice with a Zipf prior). Same first letter only: it keeps the search cheap,
+ * and first letters are rarely mistyped.
+ */
+function correctToEnglish(index: SearchIndex, word: string): string | undefined {
+  if (word.length < 5 || !/^\p{L}+$/u.test(word)) return undefined;
+  const key = `en:${word}`;
+  const memo = index.typoCache.get(key);
+  if (memo !== undefined) return memo || undefined;
+  const limit = word.length >= 8 ? 2 : 1;
+  const ownRank = index.vectors.rank(word) ?? Number.POSITIVE_INFINITY;
+  let best: string | undefined;
+  for (const candidate of index.vectors.wordsStartingWith(word.charAt(0))) {
+    const rank = index.vectors.rank(candidate) ?? Number.POSITIVE_INFINITY;
+    // Listed most frequent first: past a tenth of the word's own rank nothing can qualify.
+    if (rank * 10 >= ownRank) break;
+    if (Math.abs(candidate.length - word.length) > limit) continue;
+    if (editDistance(word, candidate, limit) <= limit) {
+      best = candidate;
+      break;
+    }
+  }
+  if (index.typoCache.size >= NEIGHBOUR_CACHE_MAX) index.typoCache.clear();
+  index.typoCache.set(key, best ?? '');
+  return best;
+}
+
 function analyse(index: SearchIndex, query: string): QueryWord[] {
   const n = Math.max(index.endpoints.length, 1);
   const unknownIdf = Math.log(1 + (n + 0.5) / 0.5);
@@ -97,7 +126,7 @@ function analyse(index: SearchIndex, query: string): QueryWord[] {
     let s = stem(word);
     // A word the catalogue lacks and general English barely knows is most likely a typo.
     if (!index.vocab.has(s) && index.vectors.sif(word) > 0.99) {
-      const fixed = correctTypo(index, word);
+      const fixed = correctTypo(index, word) ?? correctToEnglish(index, word);
       if (fixed) {
         word = fixed;
         s = stem(fixed);

@@ -11,6 +11,10 @@ export interface WordVectors {
    * frequency rank in the source corpus (Zipf). Common words weigh little; unknown words weigh 1.
    */
   sif(word: string): number;
+  /** Frequency rank of the word in the source corpus (0 = most frequent), undefined when unknown. */
+  rank(word: string): number | undefined;
+  /** Vocabulary words starting with `letter`, most frequent first (for spelling correction). */
+  wordsStartingWith(letter: string): readonly string[];
 }
 
 /** SIF smoothing constant; p(word) ~ 1 / (rank * ln(vocabulary of the source corpus)). */
@@ -37,7 +41,20 @@ export function loadWordVectors(file: string | URL = DEFAULT_VECTORS_FILE): Word
   const index = new Map<string, number>();
   for (const [i, w] of wordList.entries()) index.set(w, i);
   const cache = new Map<number, Float32Array>();
+  let byInitial: Map<string, string[]> | undefined;
   return {
+    rank: (word) => index.get(word),
+    wordsStartingWith(letter) {
+      if (!byInitial) {
+        byInitial = new Map();
+        for (const w of wordList) {
+          const list = byInitial.get(w.charAt(0));
+          if (list) list.push(w);
+          else byInitial.set(w.charAt(0), [w]);
+        }
+      }
+      return byInitial.get(letter) ?? [];
+    },
     dims,
     get(word) {
       const i = index.get(word);
