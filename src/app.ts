@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type preHandlerAsyncHookHandler } from '
 import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
+import { registerMetrics } from './http/metrics.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import { authAdminRoutes } from './modules/auth/admin-routes.js';
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     app.get('/docs-json', { schema: { hide: true } }, async () => app.swagger());
   }
 
+  registerMetrics(app);
   app.get('/healthz', { schema: { tags: ['health'] } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { tags: ['health'] } }, async (_request, reply) => {
     try {

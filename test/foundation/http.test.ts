@@ -95,3 +95,18 @@ describe('foundation', () => {
     expect(Object.keys(res.json().paths)).toContain('/v1/admin/accounts');
   });
 });
+
+describe('metrics', () => {
+  it('serves Prometheus metrics to the admin token only', async () => {
+    await t.inject({ method: 'GET', url: '/healthz' });
+    const denied = await t.inject({ method: 'GET', url: '/metrics' });
+    expect(denied.statusCode).toBe(401);
+    const res = await t.admin('GET', '/metrics');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.body).toMatch(
+      /svc_http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} \d+/,
+    );
+    expect(res.body).toContain('process_cpu_user_seconds_total');
+  });
+});
