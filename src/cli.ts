@@ -6,12 +6,17 @@ import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { closeDeps, createDeps } from './deps.js';
 
+function formatCommand(c: { usage: string; summary: string }): string {
+  const head = `  admin ${c.usage}`;
+  return head.length < 33 ? `${head.padEnd(33)}${c.summary}` : `${head}\n${' '.repeat(33)}${c.summary}`;
+}
+
 const USAGE = `usage: svc <command>
 
   start                      run the service (same as npm start)
   migrate                    apply database migrations and exit
   admin token                print the admin token
-${adminCommands.map((c) => `  admin ${c.usage.padEnd(25)}${c.summary}`).join('\n')}
+${adminCommands.map(formatCommand).join('\n')}
 `;
 
 async function main(argv: string[]) {
