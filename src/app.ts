@@ -11,7 +11,7 @@ import { registerMetrics } from './http/metrics.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import { authAdminRoutes } from './modules/auth/admin-routes.js';
-import { resolveCaller } from './modules/auth/caller.js';
+import { cachedKeyCaller, resolveCaller } from './modules/auth/caller.js';
 import { makeRequireAdmin } from './modules/auth/guards.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { billingRoutes } from './modules/billing/routes.js';
@@ -70,7 +70,10 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
-    const caller = await resolveCaller(deps, request);
+    // Paid execute checks revocation and status in its debit statement: a cached key mapping will do.
+    const caller =
+      (request.routeOptions.config?.authInDebit ? await cachedKeyCaller(deps, request) : undefined) ??
+      (await resolveCaller(deps, request));
     Object.defineProperty(request, 'caller', { value: caller, writable: true, configurable: true });
     // A suspended account is refused on every call it makes with its credentials (SPEC.md 3.1).
     if (caller.kind === 'account' && caller.status !== 'active') throw new AppError('SVC-AUTH-004');

@@ -3,8 +3,15 @@
 //
 // Cost on the hot path: one indexed query per presented credential (an API key by its hash; a session's
 // account by id; a signed wallet's account by address, the signature itself cached until its nonce
-// expires). Nothing about keys or account status is cached, so a revocation or a suspension is seen by
-// the next request on every instance. `last_used_at` is written at most once a minute per key.
+// expires). Key revocation and account status are never cached, so a revocation or a suspension is seen
+// by the next request on every instance. `last_used_at` is written at most once a minute per key.
+//
+// One exception, for paid execution only (routes with `config.authInDebit`): the key hash → (key id,
+// account id) mapping never changes, so it is cached in-process once a key has been resolved; such a
+// request skips the lookup query and gets a caller marked `authInDebit`. The checks that can change
+// (`revoked_at IS NULL`, account `status = 'active'`) then run inside the debit statement itself, atomic
+// with the debit (src/modules/ledger/calls.ts), and any answer given before that debit first re-runs the
+// full lookup (`verifyDeferredCaller`), so the errors are exactly those of the full path.
 import { sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { one, toDate } from '../../db/index.js';
@@ -30,6 +37,12 @@ export type Caller =
       keyId?: string;
       /** The signing wallet (wallet_signature), else the account's wallet if it has one. */
       wallet?: string;
+      /**
+       * Resolved from the cached key mapping without reading the database: `status` is provisional, and
+       * the key's revocation and the account's status are still to be checked by the debit statement
+       * (or by verifyDeferredCaller before any other answer).
+       */
+      authInDebit?: true;
     }
   /** Credentials were presented but are not valid; guarded routes answer 401 SVC-AUTH-001. */
   | { kind: 'invalid'; ip: string; wallet?: string; reason: string };
@@ -37,6 +50,13 @@ export type Caller =
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The route's handler checks key revocation and account status atomically with its own write (the
+     * paid-execute debit), so a cached key mapping may stand in for the lookup query (see above).
+     */
+    authInDebit?: boolean;
   }
 }
 
@@ -66,25 +86,113 @@ interface KeyRow {
 /** Keeps `last_used_at` current without a write per request: at most one write per key per minute. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
+/** The immutable part of a key: which key row and account a key hash names. */
+interface KeyMapping {
+  keyId: string;
+  accountId: string;
+  /** When `last_used_at` was last known to be written (ms), to keep the once-a-minute write. */
+  lastUsedMs: number;
+}
+
+/** Bounded: beyond this many keys the oldest mappings are dropped (they are re-read on next use). */
+const KEY_MAPPING_CACHE_SIZE = 100_000;
+const keyMappings = new WeakMap<AppDeps, Map<string, KeyMapping>>();
+
+function mappingsOf(deps: AppDeps): Map<string, KeyMapping> {
+  let m = keyMappings.get(deps);
+  if (!m) {
+    m = new Map();
+    keyMappings.set(deps, m);
+  }
+  return m;
+}
+
+function rememberMapping(deps: AppDeps, hash: string, mapping: KeyMapping) {
+  const m = mappingsOf(deps);
+  if (m.size >= KEY_MAPPING_CACHE_SIZE && !m.has(hash)) {
+    const oldest = m.keys().next();
+    if (!oldest.done) m.delete(oldest.value);
+  }
+  m.set(hash, mapping);
+}
+
+/** Writes `last_used_at` unless it was written less than a minute ago; returns when it is now known. */
+async function touchLastUsed(deps: AppDeps, keyId: string, lastUsedMs: number): Promise<number> {
+  const now = deps.clock.now();
+  if (now.getTime() - lastUsedMs <= LAST_USED_WRITE_INTERVAL_MS) return lastUsedMs;
+  // Conditional, so instances racing on the same key write it once.
+  const cutoff = new Date(now.getTime() - LAST_USED_WRITE_INTERVAL_MS).toISOString();
+  await deps.db.orm.execute(
+    sql`UPDATE api_keys SET last_used_at = ${now.toISOString()}::timestamptz
+        WHERE id = ${keyId} AND revoked_at IS NULL
+          AND (last_used_at IS NULL OR last_used_at < ${cutoff}::timestamptz)`,
+  );
+  return now.getTime();
+}
+
 export async function resolveApiKey(deps: AppDeps, key: string): Promise<KeyRow | undefined> {
   if (!API_KEY_PATTERN.test(key)) return undefined;
   // Lookup by SHA-256 of the key: the comparison happens on a hash, so timing reveals nothing of the key.
+  const hash = sha256Hex(key);
   const row = await one<KeyRow>(
     deps.db.orm,
     sql`SELECT k.id AS key_id, k.account_id, a.status, a.wallet_address, k.revoked_at, k.last_used_at
-        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${sha256Hex(key)}`,
+        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${hash}`,
   );
   if (!row || row.revoked_at) return undefined;
-  const now = deps.clock.now();
-  if (!row.last_used_at || now.getTime() - toDate(row.last_used_at).getTime() > LAST_USED_WRITE_INTERVAL_MS) {
-    // Conditional, so instances racing on the same key write it once.
-    const cutoff = new Date(now.getTime() - LAST_USED_WRITE_INTERVAL_MS).toISOString();
-    await deps.db.orm.execute(
-      sql`UPDATE api_keys SET last_used_at = ${now.toISOString()}::timestamptz
-          WHERE id = ${row.key_id} AND (last_used_at IS NULL OR last_used_at < ${cutoff}::timestamptz)`,
-    );
-  }
+  const lastUsedMs = await touchLastUsed(
+    deps,
+    row.key_id,
+    row.last_used_at ? toDate(row.last_used_at).getTime() : Number.NEGATIVE_INFINITY,
+  );
+  rememberMapping(deps, hash, { keyId: row.key_id, accountId: row.account_id, lastUsedMs });
   return row;
+}
+
+/**
+ * For routes with `config.authInDebit`: the caller from the cached key mapping, without a query, when the
+ * request presents exactly one credential, an API key already resolved on this instance. Otherwise
+ * undefined (take resolveCaller). Revocation and status are NOT checked here (see the header comment).
+ */
+export async function cachedKeyCaller(deps: AppDeps, request: FastifyRequest): Promise<Caller | undefined> {
+  if (request.headers['x-svc-signature'] !== undefined || request.headers['x-svc-nonce'] !== undefined) {
+    return undefined;
+  }
+  const apiKey = header(request, 'x-svc-api-key');
+  const authorization = header(request, 'authorization');
+  let key: string | undefined;
+  if (apiKey !== undefined && authorization === undefined) key = apiKey;
+  else if (apiKey === undefined && authorization !== undefined) {
+    const m = /^Bearer\s+(svc_sk_\S+)$/i.exec(authorization);
+    key = m?.[1];
+  }
+  if (key === undefined || !API_KEY_PATTERN.test(key)) return undefined;
+  const hash = sha256Hex(key);
+  const mapping = keyMappings.get(deps)?.get(hash);
+  if (!mapping) return undefined;
+  mapping.lastUsedMs = await touchLastUsed(deps, mapping.keyId, mapping.lastUsedMs);
+  return {
+    kind: 'account',
+    ip: request.ip,
+    accountId: mapping.accountId,
+    status: 'active',
+    credential: 'api_key',
+    keyId: mapping.keyId,
+    authInDebit: true,
+  };
+}
+
+/**
+ * The full lookup for a caller that came from the cached mapping, before it is answered anything the
+ * debit did not decide (validation errors, 404s, rate limits): a revoked key or a suspended account
+ * gets its 401/403 exactly as on the full path. Other callers are returned as they are.
+ */
+export async function verifyDeferredCaller(deps: AppDeps, request: FastifyRequest): Promise<Caller> {
+  const caller = request.caller;
+  if (caller.kind !== 'account' || !caller.authInDebit) return caller;
+  const verified = await resolveCaller(deps, request);
+  Object.defineProperty(request, 'caller', { value: verified, writable: true, configurable: true });
+  return verified;
 }
 
 interface Resolved {

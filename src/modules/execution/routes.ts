@@ -2,13 +2,20 @@
 // own parameter schema inside the service (it differs per endpoint), not by a route schema.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../errors/catalogue.js';
+import { verifyDeferredCaller } from '../auth/caller.js';
 import { accountOf } from '../auth/guards.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 import { executionRuntime } from './runtime.js';
 import { executeCall } from './service.js';
 
+/** Requests whose key and account status the debit statement has already checked. */
+const authChecked = new WeakSet<FastifyRequest>();
+
 export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = app.deps;
+  const errorHandler = app.errorHandler;
   app.addHook('onClose', async () => {
     await executionRuntime(deps).close();
   });
@@ -34,6 +41,25 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         security: [{ apiKey: [] }, { bearer: [] }],
       },
+      // The caller may come from the cached key mapping (auth/caller.ts): the debit checks the key and
+      // the account status itself.
+      config: { authInDebit: true },
+      // Any answer the debit did not decide (404, 400, 413, 429, ...) first runs the full key lookup, so
+      // a revoked key or a suspended account gets 401/403 exactly as without the cache.
+      errorHandler: async function (this: unknown, error, request, reply) {
+        let err: Error = error;
+        const deferred = request.caller.kind === 'account' && request.caller.authInDebit === true;
+        if (deferred && !authChecked.has(request)) {
+          try {
+            const caller = await verifyDeferredCaller(deps, request);
+            if (caller.kind !== 'account') err = new AppError('SVC-AUTH-001');
+            else if (caller.status !== 'active') err = new AppError('SVC-AUTH-004');
+          } catch {
+            // The lookup itself failed (database down): answer the original error.
+          }
+        }
+        return errorHandler.call(app, err as typeof error, request, reply);
+      },
     },
     async (request, reply) => {
       const caller = accountOf(request);
@@ -45,6 +71,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: request.body,
         idempotencyKey: request.headers['idempotency-key'],
         elapsedMs: () => reply.elapsedTime,
+        onAuthChecked: () => authChecked.add(request),
       });
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.status(result.status).type('application/json; charset=utf-8').send(result.body);

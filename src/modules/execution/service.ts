@@ -26,6 +26,11 @@ export interface ExecuteInput {
   idempotencyKey: string | undefined;
   /** Milliseconds since the request arrived (for svc.latency_ms). */
   elapsedMs: () => number;
+  /**
+   * Called once the debit statement has decided (debited, replayed or refused with its reason): from then
+   * on the key's validity and the account's status have been checked against the database.
+   */
+  onAuthChecked?: () => void;
 }
 
 export interface ExecuteResult {
@@ -51,7 +56,11 @@ export async function executeCall(deps: AppDeps, input: ExecuteInput): Promise<E
   let balanceAfter: bigint;
   try {
     balanceAfter = await debit(deps, endpoint, input, callId, now, key ?? null, hash);
+    input.onAuthChecked?.();
   } catch (err) {
+    // A refusal explained by the database, or a key already claimed (its insert ran only after the key
+    // and status checks passed): auth has been decided either way.
+    if (err instanceof AppError || isUniqueViolation(err)) input.onAuthChecked?.();
     if (key !== undefined && hash !== null && isUniqueViolation(err)) {
       const stored: StoredResponse = await replayFor(deps.db.orm, input.accountId, key, hash);
       return { ...stored, replayed: true };
@@ -192,8 +201,10 @@ async function debit(
       return debited.balanceAfter;
     }
 
-    const refusal = await explainRefusal(deps.db.orm, input.accountId, price, now);
+    const refusal = await explainRefusal(deps.db.orm, input.accountId, price, now, input.apiKeyId);
     switch (refusal.kind) {
+      case 'revoked_key':
+        throw new AppError('SVC-AUTH-001');
       case 'unknown_account':
       case 'inactive':
         throw new AppError('SVC-AUTH-004');

@@ -5,8 +5,8 @@
 // Same rules as debitForCall with onlyWithoutAlert, applied in request order: the longest prefix of the
 // requests whose running total keeps the account active, above zero and its low-balance threshold, within
 // the per-call and daily limits is debited; each gets its own ledger entry (balance_after chained in order)
-// and pending call row. Requests after the prefix are not debited (the caller retries them one by one,
-// which also explains a refusal). Requests with an Idempotency-Key never come here.
+// and pending call row; a request whose API key is revoked ends the prefix. Requests after the prefix are
+// not debited (the caller retries them one by one, which also explains a refusal). Requests with an Idempotency-Key never come here.
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
@@ -51,6 +51,10 @@ export async function debitBatchForAccount(
         ), checked AS (
           SELECT running.*, cur.balance_credits - running.cum AS balance_after,
                  bool_and(cur.status = 'active'
+                          -- each call's API key still valid (see debitForCall)
+                          AND (running.api_key_id IS NULL OR EXISTS (
+                                SELECT 1 FROM api_keys k WHERE k.id = running.api_key_id
+                                  AND k.account_id = ${accountId} AND k.revoked_at IS NULL))
                           AND running.cum < cur.balance_credits
                           AND (cur.low_balance_threshold_credits IS NULL
                                OR cur.balance_credits - running.cum >= cur.low_balance_threshold_credits)

@@ -58,6 +58,11 @@ function debitQuery(d: DebitForCallInput): SQL {
                                        THEN daily_spent_credits + ${d.priceCredits} ELSE ${d.priceCredits} END,
             daily_spent_day = ${day}::date
           WHERE id = ${d.accountId} AND status = 'active' AND balance_credits >= ${d.priceCredits}
+            -- The API key making the call is still valid, checked atomically with the debit: the auth
+            -- hook may have taken its key → account mapping from an in-process cache (auth/caller.ts).
+            AND (${d.apiKeyId}::text IS NULL OR EXISTS (
+                  SELECT 1 FROM api_keys k
+                  WHERE k.id = ${d.apiKeyId}::text AND k.account_id = accounts.id AND k.revoked_at IS NULL))
             AND (per_call_limit_credits IS NULL OR per_call_limit_credits >= ${d.priceCredits})
             AND (daily_limit_credits IS NULL OR daily_limit_credits >= ${d.priceCredits} +
                  CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END)
@@ -115,6 +120,8 @@ export async function debitForCallQuick(
 
 export type Refusal =
   | { kind: 'unknown_account' }
+  /** The API key making the call was revoked (or is not the account's): 401 SVC-AUTH-001. */
+  | { kind: 'revoked_key' }
   | { kind: 'inactive' }
   | { kind: 'per_call'; limitCredits: bigint; currentDailySpend: bigint }
   | { kind: 'daily'; limitCredits: bigint; currentDailySpend: bigint; day: string }
@@ -122,12 +129,16 @@ export type Refusal =
   /** Nothing blocks the debit now (a concurrent refund freed room): try again. */
   | { kind: 'none' };
 
-/** After debitForCall refused, reads the account to say why, in the order limits → balance. */
+/**
+ * After debitForCall refused, reads the account to say why, in the order of the request pipeline: key,
+ * account status, then limits → balance.
+ */
 export async function explainRefusal(
   ex: Executor,
   accountId: string,
   priceCredits: bigint,
   now: Date,
+  apiKeyId: string | null = null,
 ): Promise<Refusal> {
   const day = utcDay(now);
   const a = await one<{
@@ -136,12 +147,17 @@ export async function explainRefusal(
     daily_limit_credits: bigint | null;
     per_call_limit_credits: bigint | null;
     spent_today: bigint;
+    key_valid: boolean;
   }>(
     ex,
     sql`SELECT status, balance_credits, daily_limit_credits, per_call_limit_credits,
-               CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END AS spent_today
+               CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END AS spent_today,
+               (${apiKeyId}::text IS NULL OR EXISTS (
+                  SELECT 1 FROM api_keys k
+                  WHERE k.id = ${apiKeyId}::text AND k.account_id = accounts.id AND k.revoked_at IS NULL)) AS key_valid
         FROM accounts WHERE id = ${accountId}`,
   );
+  if (a && !a.key_valid) return { kind: 'revoked_key' };
   if (!a) return { kind: 'unknown_account' };
   if (a.status !== 'active') return { kind: 'inactive' };
   const spent = BigInt(a.spent_today);
