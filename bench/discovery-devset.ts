@@ -52,6 +52,8 @@ export interface QueryOutcome {
   ranked: string[];
   topRelevance: number;
   ndcg: number;
+  recall: number;
+  rr: number;
 }
 
 export function evaluate(index: SearchIndex, queries: DevQuery[]) {
@@ -69,13 +71,15 @@ export function evaluate(index: SearchIndex, queries: DevQuery[]) {
     const ranked = hits.map((h) => `${endpoints[h.index]?.providerId}/${endpoints[h.index]?.slug}`);
     const answerable = Object.keys(q.relevant).length > 0;
     const n = answerable ? ndcgAt(ranked, q.relevant) : 0;
+    const r = answerable ? recallAt(ranked, q.relevant) : 0;
+    const rr = answerable ? reciprocalRank(ranked, q.relevant) : 0;
     if (answerable) {
       ndcg += n;
-      recall += recallAt(ranked, q.relevant);
-      mrr += reciprocalRank(ranked, q.relevant);
+      recall += r;
+      mrr += rr;
       counted++;
     }
-    outcomes.push({ query: q, ranked, topRelevance: hits[0]?.relevance ?? 0, ndcg: n });
+    outcomes.push({ query: q, ranked, topRelevance: hits[0]?.relevance ?? 0, ndcg: n, recall: r, rr });
   }
   return { ndcg: ndcg / counted, recall: recall / counted, mrr: mrr / counted, outcomes };
 }

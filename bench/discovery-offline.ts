@@ -1,7 +1,11 @@
 // Tuning loop without the HTTP app: ranks the dev set with the pure ranking functions and prints the
 // metrics. `npx tsx bench/discovery-offline.ts [vectors.bin] [-v] [--set=tunable=value ...]`
 import { QUERY_TUNING } from '../src/modules/discovery/ranking/query.js';
-import { buildSearchIndex, FIELD_WEIGHTS } from '../src/modules/discovery/ranking/search-index.js';
+import {
+  buildSearchIndex,
+  FIELD_WEIGHTS,
+  LEXICAL_BOOSTS,
+} from '../src/modules/discovery/ranking/search-index.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
 import { evaluate, loadDevSet, toCatalogueEndpoints } from './discovery-devset.js';
 
@@ -10,6 +14,7 @@ const verbose = process.argv.includes('-v');
 for (const arg of process.argv.filter((a) => a.startsWith('--set='))) {
   const [name, value] = arg.slice(6).split('=');
   if (name && name in QUERY_TUNING) (QUERY_TUNING as Record<string, number>)[name] = Number(value);
+  if (name?.startsWith('lex.')) (LEXICAL_BOOSTS as Record<string, number>)[name.slice(4)] = Number(value);
   if (name && name in FIELD_WEIGHTS) (FIELD_WEIGHTS as Record<string, number>)[name] = Number(value);
 }
 
@@ -36,6 +41,22 @@ for (const o of result.outcomes) {
 answeredTops.sort((a, b) => a - b);
 const at = (f: number) => answeredTops[Math.floor(answeredTops.length * f)]?.toFixed(3);
 console.log(`top relevance of answerable queries: min ${at(0)} p10 ${at(0.1)} median ${at(0.5)}`);
-console.log(
-  `nDCG@10 ${result.ndcg.toFixed(4)}  recall@10 ${result.recall.toFixed(4)}  MRR ${result.mrr.toFixed(4)}`,
-);
+const noAnswerTops = result.outcomes
+  .filter((o) => Object.keys(o.query.relevant).length === 0)
+  .map((o) => o.topRelevance.toFixed(2));
+console.log(`top relevance of no-answer queries: ${noAnswerTops.join(', ')}`);
+// Guard against overfitting: a change is kept only when it helps both halves (odd / even query ids).
+const half = (parity: number) =>
+  result.outcomes.filter(
+    (o) => Object.keys(o.query.relevant).length > 0 && Number(o.query.id.replace(/\D/g, '')) % 2 === parity,
+  );
+const summary = (label: string, outcomes: typeof result.outcomes) => {
+  const mean = (f: (o: (typeof outcomes)[number]) => number) =>
+    (outcomes.reduce((s, o) => s + f(o), 0) / Math.max(outcomes.length, 1)).toFixed(4);
+  console.log(
+    `${label} nDCG@10 ${mean((o) => o.ndcg)}  recall@10 ${mean((o) => o.recall)}  MRR ${mean((o) => o.rr)}`,
+  );
+};
+summary('odd ', half(1));
+summary('even', half(0));
+summary('all ', [...half(1), ...half(0)]);
