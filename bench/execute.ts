@@ -259,6 +259,26 @@ async function main() {
         .map((l) => l.toFixed(1))
         .join(' ')}\n`,
     );
+    // Warm-up: every account makes one paid call first, as the accounts of a running service would have
+    // (the service caches each API key's account mapping on first use; see docs/execution.md).
+    const warm = new Pool(origin, { connections: 16 });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < ACCOUNTS) {
+          const key = keys[next++] as string;
+          const res = await warm.request({
+            method: 'POST',
+            path: '/v1/execute/bench/echo',
+            headers: { ...json, 'x-svc-api-key': key },
+            body,
+          });
+          await res.body.text();
+          if (res.statusCode !== 200) throw new Error(`warm-up call answered ${res.statusCode}`);
+        }
+      }),
+    );
+    await warm.close();
     const d1 = await direct(1);
     const d64 = await direct(64);
     console.log(`direct provider      c=1   ${fmt(d1)}`);
