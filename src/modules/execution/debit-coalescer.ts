@@ -1,13 +1,21 @@
-// Debits without a balance alert (the hot path) go through here. An account with no debit in flight gets
-// the single prepared statement at once; calls of an account that arrive while its debit is in flight wait
-// and are then debited together in one statement (debitBatchForAccount), so a busy account pays one WAL
-// flush per batch instead of one per call. Calls with an Idempotency-Key always go alone (a reused key
-// must fail only its own statement). Whatever a batch does not debit is retried alone by the caller.
+// Debits without a balance alert (the hot path) go through here, grouped two ways:
+// - Calls of one account that arrive while its debit is in flight wait and are then debited together in
+//   one statement (debitBatchForAccount), so a busy account pays one WAL flush per batch, not per call.
+// - Accounts' first calls go out at once while fewer than MAX_STATEMENTS of them are in flight (so a lone
+//   call never waits); beyond that they wait and leave together, one statement and one commit for up to
+//   MAX_GROUP different accounts (debitAcrossAccounts: group commit across accounts).
+// Calls with an Idempotency-Key always go alone (a reused key must fail only its own statement). Whatever
+// a batch does not debit, or a batch that fails as a whole, is retried alone by the caller.
 import type { Database } from '../../db/index.js';
 import { debitBatchForAccount } from '../ledger/batch-debit.js';
 import { type DebitForCallInput, type DebitResult, debitForCallQuick } from '../ledger/calls.js';
+import { debitAcrossAccounts } from '../ledger/multi-debit.js';
 
 const MAX_BATCH = 64;
+/** First-call debit statements in flight at once before further accounts' calls are grouped. */
+const MAX_STATEMENTS = 4;
+/** Accounts per grouped statement. */
+const MAX_GROUP = 64;
 
 interface Waiting {
   input: DebitForCallInput;
@@ -18,6 +26,9 @@ interface Waiting {
 export class DebitCoalescer {
   /** Accounts with a debit in flight, and the calls waiting behind it. */
   private readonly busy = new Map<string, Waiting[]>();
+  /** First calls of accounts waiting for a statement slot (distinct accounts: each is marked busy). */
+  private group: Waiting[] = [];
+  private inFlight = 0;
 
   constructor(private readonly db: Database) {}
 
@@ -30,9 +41,48 @@ export class DebitCoalescer {
     }
     this.busy.set(input.accountId, []);
     try {
-      return await debitForCallQuick(this.db, input);
+      return await this.firstOfAccount(input);
     } finally {
       void this.drain(input.accountId);
+    }
+  }
+
+  /** An account's first call: alone if a statement slot is free, else with the next group. */
+  private firstOfAccount(input: DebitForCallInput): Promise<DebitResult | undefined> {
+    return new Promise((resolve, reject) => {
+      this.group.push({ input, resolve, reject });
+      this.flushGroups();
+    });
+  }
+
+  private flushGroups() {
+    while (this.inFlight < MAX_STATEMENTS && this.group.length > 0) {
+      const batch = this.group.splice(0, MAX_GROUP);
+      this.inFlight++;
+      void this.runGroup(batch).finally(() => {
+        this.inFlight--;
+        this.flushGroups();
+      });
+    }
+  }
+
+  private async runGroup(batch: Waiting[]) {
+    if (batch.length === 1) {
+      const [only] = batch as [Waiting];
+      await debitForCallQuick(this.db, only.input).then(only.resolve, only.reject);
+      return;
+    }
+    try {
+      const results = await debitAcrossAccounts(
+        this.db.orm,
+        batch.map((w) => w.input),
+      );
+      batch.forEach((w, i) => {
+        w.resolve(results[i]);
+      });
+    } catch {
+      // The statement wrote nothing: let each call take the path it would have taken alone.
+      for (const w of batch) w.resolve(undefined);
     }
   }
 

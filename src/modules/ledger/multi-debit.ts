@@ -1,0 +1,95 @@
+// Debits of DIFFERENT accounts in one statement (group commit across accounts): when many accounts pay at
+// once, one statement and one commit (one WAL flush) serve many calls instead of one each.
+//
+// Each request is judged exactly as debitForCall with onlyWithoutAlert judges it alone (active account, key
+// not revoked, balance stays above zero and its low-balance threshold, per-call and daily limits); the
+// requests are independent, so one that fails its conditions is simply not debited (the caller retries it
+// alone, which also explains the refusal) and never affects the others. Every account appears at most once
+// per statement (the caller guarantees it), so each account row is updated once. The rows are locked in id
+// order first so that two such statements (from two instances) do not deadlock on each other; were one to
+// deadlock anyway, it fails as a whole (writes nothing) and the caller retries its calls one by one.
+// Requests with an Idempotency-Key never come here: their unique violation must fail only their own call.
+import { sql } from 'drizzle-orm';
+import { type Executor, rows } from '../../db/index.js';
+import { newId } from '../../lib/ids.js';
+import type { DebitForCallInput, DebitResult } from './calls.js';
+
+const utcDay = (d: Date) => d.toISOString().slice(0, 10);
+
+/** Results in request order; undefined = not debited (retry it alone). Account ids must be distinct. */
+export async function debitAcrossAccounts(
+  ex: Executor,
+  inputs: DebitForCallInput[],
+): Promise<(DebitResult | undefined)[]> {
+  const values = sql.join(
+    inputs.map(
+      (d, i) =>
+        sql`(${i}::int, ${d.accountId}::text, ${d.callId}::text, ${newId('txn')}::text, ${d.priceCredits}::bigint,
+             ${d.providerId}::text, ${d.endpointSlug}::text, ${d.apiKeyId}::text,
+             ${d.deadlineAt.toISOString()}::timestamptz, ${d.now.toISOString()}::timestamptz,
+             ${utcDay(d.now)}::date)`,
+    ),
+    sql`, `,
+  );
+  const found = await rows<{
+    ord: number;
+    balance_credits: bigint;
+    low_balance_threshold_credits: bigint | null;
+    successful_payments: bigint;
+  }>(
+    ex,
+    sql`WITH req (ord, account_id, call_id, txn_id, price, provider_id, endpoint_slug, api_key_id, deadline_at,
+                  created_at, day) AS (
+          VALUES ${values}
+        ), locked AS (
+          SELECT a.id FROM accounts a WHERE a.id IN (SELECT account_id FROM req) ORDER BY a.id FOR UPDATE
+        ), acct AS (
+          UPDATE accounts a SET
+            balance_credits = a.balance_credits - r.price,
+            total_spent_credits = a.total_spent_credits + r.price,
+            successful_payments = a.successful_payments + 1,
+            daily_spent_credits = CASE WHEN a.daily_spent_day = r.day
+                                       THEN a.daily_spent_credits + r.price ELSE r.price END,
+            daily_spent_day = r.day
+          FROM req r
+          WHERE a.id = r.account_id AND a.id IN (SELECT id FROM locked)
+            AND a.status = 'active' AND a.balance_credits > r.price
+            AND (a.low_balance_threshold_credits IS NULL
+                 OR a.balance_credits - r.price >= a.low_balance_threshold_credits)
+            AND (a.per_call_limit_credits IS NULL OR a.per_call_limit_credits >= r.price)
+            AND (a.daily_limit_credits IS NULL OR a.daily_limit_credits >= r.price +
+                 CASE WHEN a.daily_spent_day = r.day THEN a.daily_spent_credits ELSE 0 END)
+            AND (r.api_key_id IS NULL OR EXISTS (
+                  SELECT 1 FROM api_keys k
+                  WHERE k.id = r.api_key_id AND k.account_id = a.id AND k.revoked_at IS NULL))
+          RETURNING r.ord, a.balance_credits, a.low_balance_threshold_credits, a.successful_payments
+        ), done AS (
+          SELECT r.*, acct.balance_credits, acct.low_balance_threshold_credits, acct.successful_payments
+          FROM acct JOIN req r ON r.ord = acct.ord
+        ), entry AS (
+          INSERT INTO ledger_entries (id, account_id, type, amount_credits, balance_after, description,
+                                      reference_type, reference_id, call_id, provider_id, endpoint_slug,
+                                      idempotency_key, created_at)
+          SELECT txn_id, account_id, 'debit', -price, balance_credits, 'Call ' || provider_id || '/' || endpoint_slug,
+                 'call', call_id, call_id, provider_id, endpoint_slug, 'call:' || call_id, created_at
+          FROM done
+          RETURNING 1
+        ), logged AS (
+          INSERT INTO calls (id, account_id, api_key_id, provider_id, endpoint_slug, price_credits, deadline_at,
+                             created_at)
+          SELECT call_id, account_id, api_key_id, provider_id, endpoint_slug, price, deadline_at, created_at
+          FROM done
+          RETURNING 1
+        )
+        SELECT ord, balance_credits, low_balance_threshold_credits, successful_payments FROM done`,
+  );
+  const out: (DebitResult | undefined)[] = inputs.map(() => undefined);
+  for (const r of found) {
+    out[Number(r.ord)] = {
+      balanceAfter: BigInt(r.balance_credits),
+      lowBalanceThreshold: r.low_balance_threshold_credits,
+      successfulPayments: BigInt(r.successful_payments),
+    };
+  }
+  return out;
+}
