@@ -101,6 +101,10 @@ function startProcess<T>(
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (line && !ready) {
         ready = true;
+        // From here on the output (the service's logs, at LOG_LEVEL=info) is read and dropped, as a log
+        // shipper would: keeping and re-scanning it here would load the benchmark itself.
+        child.stdout.removeAllListeners('data');
+        child.stdout.resume();
         resolve({
           info: JSON.parse(line) as T,
           stop: () =>
