@@ -82,7 +82,8 @@ export async function listApiKeys(
 
 /**
  * Revokes a key of the account: permanent, and effective on the next request on every instance (the
- * resolver reads `revoked_at` with every key lookup; nothing caches a key). Unknown key or another
+ * resolver reads `revoked_at` with every key lookup, and paid execute checks it inside its debit
+ * statement; only the immutable key → account mapping is cached). Unknown key or another
  * account's key: 404 SVC-AUTH-002; the key making the request: 400 SVC-AUTH-003. Revoking a revoked key
  * again answers with its original revocation time.
  */
