@@ -1,8 +1,9 @@
 // Reading the account: billing balance (SPEC.md 2.10) and the ledger as billing transactions (2.15).
 import { type SQL, sql } from 'drizzle-orm';
-import { one, rows, toIso } from '../../db/index.js';
+import { one, rows } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { creditsToUsdc } from '../../lib/money.js';
+import { toLedgerTransaction } from '../ledger/format.js';
 import type { LedgerEntry } from '../ledger/service.js';
 import { formatDay, invalid, parseInstant } from './dates.js';
 
@@ -61,22 +62,6 @@ export interface TransactionQuery {
   to?: string | undefined;
 }
 
-export function toBillingTransaction(e: LedgerEntry) {
-  return {
-    id: e.id,
-    type: e.type,
-    amountCredits: e.amount_credits.toString(),
-    amountUsdc: creditsToUsdc(e.amount_credits),
-    balanceAfter: e.balance_after.toString(),
-    description: e.description,
-    referenceType: e.reference_type,
-    referenceId: e.reference_id,
-    providerId: e.provider_id,
-    capabilityId: e.endpoint_slug,
-    createdAt: toIso(e.created_at),
-  };
-}
-
 export async function listTransactions(deps: AppDeps, accountId: string, q: TransactionQuery) {
   const from = q.from === undefined ? undefined : parseInstant(q.from, 'query.from', 'lower');
   const to = q.to === undefined ? undefined : parseInstant(q.to, 'query.to', 'upper');
@@ -98,7 +83,7 @@ export async function listTransactions(deps: AppDeps, accountId: string, q: Tran
     sql`SELECT count(*) AS total FROM ledger_entries WHERE ${where}`,
   );
   return {
-    transactions: list.map(toBillingTransaction),
+    transactions: list.map(toLedgerTransaction),
     pagination: { page: q.page, limit: q.limit, total: Number(count?.total ?? 0n) },
   };
 }
