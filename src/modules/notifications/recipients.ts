@@ -3,26 +3,11 @@
 // notification state (cooldowns, digest periods) in `notification_state`.
 import { sql } from 'drizzle-orm';
 import { type Executor, one } from '../../db/index.js';
+import { ALERT_DEFAULTS, type AlertKey } from '../billing/controls.js';
 
-export type PrefKey =
-  | 'lowBalance'
-  | 'dailyLimitReached'
-  | 'paymentConfirmed'
-  | 'creditsRefunded'
-  | 'unusualActivity'
-  | 'dailySummary'
-  | 'weeklySummary';
-
-/** SPEC.md section 6 defaults. `paymentConfirmed` is accepted but never consulted: that mail always goes. */
-export const PREF_DEFAULTS: Readonly<Record<PrefKey, boolean>> = {
-  lowBalance: false,
-  dailyLimitReached: true,
-  paymentConfirmed: true,
-  creditsRefunded: false,
-  unusualActivity: false,
-  dailySummary: false,
-  weeklySummary: false,
-};
+/** The preference keys and their SPEC.md section 6 defaults are the billing alerts API's (one source). */
+export type PrefKey = AlertKey;
+const PREF_DEFAULTS = ALERT_DEFAULTS;
 
 export function prefEnabled(prefs: unknown, key: PrefKey): boolean {
   const value = prefs && typeof prefs === 'object' ? (prefs as Record<string, unknown>)[key] : undefined;
