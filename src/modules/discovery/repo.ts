@@ -2,6 +2,7 @@
 // noticing changes made by other instances, and the quality metrics of every endpoint.
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
+import { loadEndpointQuality } from '../catalog/repo.js';
 import type { CatalogueEndpoint, ParameterSpec, QualityMetrics } from './ranking/types.js';
 
 interface EndpointRow {
@@ -59,29 +60,16 @@ export async function catalogueFingerprint(db: Executor): Promise<string> {
   return `${row?.providers ?? 0}/${row?.endpoints ?? 0}/${row?.updated ?? ''}`;
 }
 
-interface StatsRow {
-  provider_id: string;
-  endpoint_slug: string;
-  uptime_pct: number;
-  avg_latency_ms: number;
-  error_rate_pct: number;
-  total_calls: bigint;
-}
-
-/** Quality metrics keyed "provider/slug"; endpoints without a row have had no calls (defaults). */
+/** Quality metrics keyed "provider/slug" (the catalogue's loader); endpoints without a row have defaults. */
 export async function loadQuality(db: Executor): Promise<Map<string, QualityMetrics>> {
-  const result = await rows<StatsRow>(
-    db,
-    sql`SELECT provider_id, endpoint_slug, uptime_pct, avg_latency_ms, error_rate_pct, total_calls
-        FROM endpoint_stats`,
-  );
+  const byKey = await loadEndpointQuality(db);
   const map = new Map<string, QualityMetrics>();
-  for (const r of result) {
-    map.set(`${r.provider_id}/${r.endpoint_slug}`, {
-      uptimePct: Number(r.uptime_pct),
-      avgLatencyMs: Number(r.avg_latency_ms),
-      errorRatePct: Number(r.error_rate_pct),
-      totalCalls: Number(r.total_calls),
+  for (const [key, q] of byKey) {
+    map.set(key, {
+      uptimePct: q.uptime_pct,
+      avgLatencyMs: q.avg_latency_ms,
+      errorRatePct: q.error_rate_pct,
+      totalCalls: q.total_calls,
     });
   }
   return map;
