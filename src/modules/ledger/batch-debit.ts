@@ -10,7 +10,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
-import type { DebitForCallInput, DebitResult } from './calls.js';
+import { type DebitForCallInput, type DebitResult, resultsInOrder } from './calls.js';
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -95,13 +95,8 @@ export async function debitBatchForAccount(
                (SELECT successful_payments FROM acct) AS successful_payments
         FROM ok, cur ORDER BY ok.ord`,
   );
-  const out: (DebitResult | undefined)[] = inputs.map(() => undefined);
-  for (const r of found) {
-    out[Number(r.ord)] = {
-      balanceAfter: BigInt(r.balance_after),
-      lowBalanceThreshold: r.low_balance_threshold_credits,
-      successfulPayments: BigInt(r.successful_payments),
-    };
-  }
-  return out;
+  return resultsInOrder(
+    inputs.length,
+    found.map((r) => ({ ...r, balance_credits: r.balance_after })),
+  );
 }

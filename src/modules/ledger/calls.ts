@@ -86,18 +86,30 @@ function debitQuery(d: DebitForCallInput): SQL {
         SELECT balance_credits, low_balance_threshold_credits, successful_payments FROM acct`;
 }
 
-type DebitRow = {
+export type DebitRow = {
   balance_credits: bigint;
   low_balance_threshold_credits: bigint | null;
   successful_payments: bigint;
 };
 
+/** One statement's debit rows (tagged with their request position) as results in request order. */
+export function resultsInOrder(
+  count: number,
+  found: (DebitRow & { ord: number })[],
+): (DebitResult | undefined)[] {
+  const out: (DebitResult | undefined)[] = Array.from({ length: count }, () => undefined);
+  for (const r of found) out[Number(r.ord)] = toResult(r);
+  return out;
+}
+
 function toResult(row: DebitRow | undefined): DebitResult | undefined {
   if (!row) return undefined;
+  // BigInt(): values computed inside a statement (e.g. from a VALUES list) may arrive as text.
+  const threshold = row.low_balance_threshold_credits;
   return {
-    balanceAfter: row.balance_credits,
-    lowBalanceThreshold: row.low_balance_threshold_credits,
-    successfulPayments: row.successful_payments,
+    balanceAfter: BigInt(row.balance_credits),
+    lowBalanceThreshold: threshold === null ? null : BigInt(threshold),
+    successfulPayments: BigInt(row.successful_payments),
   };
 }
 

@@ -12,7 +12,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
-import type { DebitForCallInput, DebitResult } from './calls.js';
+import { type DebitForCallInput, type DebitResult, resultsInOrder } from './calls.js';
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -83,13 +83,5 @@ export async function debitAcrossAccounts(
         )
         SELECT ord, balance_credits, low_balance_threshold_credits, successful_payments FROM done`,
   );
-  const out: (DebitResult | undefined)[] = inputs.map(() => undefined);
-  for (const r of found) {
-    out[Number(r.ord)] = {
-      balanceAfter: BigInt(r.balance_credits),
-      lowBalanceThreshold: r.low_balance_threshold_credits,
-      successfulPayments: BigInt(r.successful_payments),
-    };
-  }
-  return out;
+  return resultsInOrder(inputs.length, found);
 }
