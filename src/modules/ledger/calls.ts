@@ -270,7 +270,8 @@ export async function refundCall(
 /**
  * Settles charged calls (2xx/4xx) in one statement: the outcome on the call rows still pending (a call
  * the sweeper refunded meanwhile is left alone). Only call rows are written, never an account row, so
- * settlements neither wait behind debits of a busy account nor deadlock with each other.
+ * settlements neither wait behind debits of a busy account nor deadlock with them. Fixed text with one
+ * array per column: a named prepared statement on PostgreSQL whatever the batch size.
  * Returns how many were settled.
  *
  * No money moves here (the debit is already durable), so unless a record carries a response kept for
@@ -278,25 +279,22 @@ export async function refundCall(
  * transaction only): if PostgreSQL itself crashed within that fraction of a second the calls would stay
  * pending and the sweeper would refund them, never charge twice.
  */
-export async function settleChargedCalls(ex: Executor, records: CallResultRecord[]): Promise<number> {
+export async function settleChargedCalls(db: Database, records: CallResultRecord[]): Promise<number> {
   if (records.length === 0) return 0;
   const durable = records.some((r) => r.responseBody !== undefined);
-  const values = sql.join(
-    records.map(
-      (r) =>
-        sql`(${r.callId}, ${r.outcome}, ${r.providerStatus}::int, ${r.latencyMs}::int, ${r.finishedAt.toISOString()}::timestamptz,
-             ${r.responseStatus ?? null}::int, ${r.responseBody ?? null}::text)`,
-    ),
-    sql`, `,
-  );
-  const row = await one<{ settled: bigint }>(
-    ex,
-    sql`WITH v (id, outcome, provider_status, latency_ms, finished_at, response_status, response_body) AS (
-          VALUES ${values}
-        ), settled AS (
+  const column = (f: (r: CallResultRecord) => unknown) => sql.param(records.map(f));
+  const [row] = await preparedRows<{ settled: bigint }>(
+    db,
+    'svc_settle_charged_calls',
+    sql`WITH settled AS (
           UPDATE calls c SET status = v.outcome, provider_status = v.provider_status, latency_ms = v.latency_ms,
                  finished_at = v.finished_at, response_status = v.response_status, response_body = v.response_body
-          FROM v WHERE c.id = v.id AND c.status = 'pending'
+          FROM unnest(${column((r) => r.callId)}::text[], ${column((r) => r.outcome)}::text[],
+                      ${column((r) => r.providerStatus)}::int[], ${column((r) => r.latencyMs)}::int[],
+                      ${column((r) => r.finishedAt.toISOString())}::timestamptz[],
+                      ${column((r) => r.responseStatus ?? null)}::int[], ${column((r) => r.responseBody ?? null)}::text[])
+               AS v (id, outcome, provider_status, latency_ms, finished_at, response_status, response_body)
+          WHERE c.id = v.id AND c.status = 'pending'
           RETURNING c.id
         )
         SELECT count(*) AS settled,
