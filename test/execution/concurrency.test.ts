@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
-import { balanceCredits, execute, expectInvariants, fund, registerProvider } from './fixtures.js';
+import {
+  balanceCredits,
+  execute,
+  expectInvariants,
+  fund,
+  outcomesRecorded,
+  registerProvider,
+} from './fixtures.js';
 
 const env = { SVC_RATE_LIMIT_MULTIPLIER: '10000' };
 let t: TestApp;
@@ -51,6 +58,8 @@ describe('concurrent executions', () => {
     );
     expect(countBy(results.map((r) => r.statusCode))).toEqual({ 200: 50, 402: 150 });
     expect(await balanceCredits(t, acc.accountId)).toBe(0n);
+    // The outcome row is written just after the answer (execution/settle-queue.ts).
+    await outcomesRecorded(t);
     const [calls] = await rows<{ n: bigint }>(
       t.deps.db.orm,
       sql`SELECT count(*) AS n FROM calls WHERE account_id = ${acc.accountId} AND status = 'success'`,

@@ -4,7 +4,14 @@ import { rows } from '../../src/db/index.js';
 import { verifyProviderSignature } from '../../src/modules/catalog/signature.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
-import { balanceCredits, execute, expectInvariants, fund, registerProvider } from './fixtures.js';
+import {
+  balanceCredits,
+  execute,
+  expectInvariants,
+  fund,
+  outcomesRecorded,
+  registerProvider,
+} from './fixtures.js';
 
 let t: TestApp;
 let server: ProviderServer;
@@ -74,6 +81,8 @@ describe('POST /v1/execute/:providerId/:endpointSlug', () => {
     });
     expect(body.data).toEqual({ ok: true, received: { text: 'hi', count: 2 }, query: '' });
     expect(await balanceCredits(t, acc.accountId)).toBe(990_000n);
+    // The outcome row is written just after the answer (execution/settle-queue.ts).
+    await outcomesRecorded(t);
     const [call] = await rows<{
       status: string;
       provider_status: number;

@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { encryptSecret, randomHex } from '../../src/lib/secrets.js';
+import { outcomesWritten } from '../../src/modules/execution/runtime.js';
 import { checkLedgerInvariants } from '../../src/modules/ledger/service.js';
 import type { TestApp } from '../helpers/app.js';
 
@@ -82,7 +83,13 @@ export async function fund(t: TestApp, accountId: string, amountUsdc: string) {
   return res.json().data;
 }
 
+/** Waits until the outcomes of the calls this app has answered are written (they follow the answer). */
+export function outcomesRecorded(t: TestApp) {
+  return outcomesWritten(t.deps);
+}
+
 export async function expectInvariants(t: TestApp) {
+  await outcomesWritten(t.deps);
   expect(await checkLedgerInvariants(t.deps.db.orm)).toEqual([]);
 }
 

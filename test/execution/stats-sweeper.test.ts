@@ -8,7 +8,14 @@ import { debitForCall } from '../../src/modules/ledger/calls.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { runCommonAuthChecks } from '../helpers/auth-checks.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
-import { balanceCredits, execute, expectInvariants, fund, registerProvider } from './fixtures.js';
+import {
+  balanceCredits,
+  execute,
+  expectInvariants,
+  fund,
+  outcomesRecorded,
+  registerProvider,
+} from './fixtures.js';
 
 const clock = new ManualClock(new Date('2026-11-20T10:00:00Z'));
 let t: TestApp;
@@ -52,6 +59,7 @@ describe('quality metrics from the call log', () => {
     await execute(t, acc.apiKey, providerId, 'fail', {});
     await execute(t, acc.apiKey, providerId, 'bad-request', {});
     await execute(t, acc.apiKey, providerId, 'hang', {});
+    await outcomesRecorded(t);
     await refreshEndpointStats(t.deps);
 
     const echo = await stats('echo');

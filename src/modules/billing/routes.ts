@@ -5,6 +5,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors/catalogue.js';
 import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
 import { accountOf, requireAccount } from '../auth/guards.js';
+import { outcomesWritten } from '../execution/runtime.js';
 import { getBalance, listTransactions } from './account-views.js';
 import { checkoutPageRoutes } from './checkout-routes.js';
 import { updateAlerts, updateLimits } from './controls.js';
@@ -121,6 +122,8 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { accountId } = accountOf(request);
       const range = usageRange(deps.clock.now(), request.query.from, request.query.to);
       const name = `usage-${range.from.toISOString().slice(0, 10)}-${range.to.toISOString().slice(0, 10)}.csv`;
+      // Pending calls are left out of the export: first let this instance's answered calls be written.
+      await outcomesWritten(deps);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${name}"`)

@@ -16,8 +16,9 @@ const authChecked = new WeakSet<FastifyRequest>();
 export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = app.deps;
   const errorHandler = app.errorHandler;
+  const runtime = executionRuntime(deps, app.log);
   app.addHook('onClose', async () => {
-    await executionRuntime(deps).close();
+    await runtime.close();
   });
 
   app.post(

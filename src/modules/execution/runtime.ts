@@ -1,5 +1,6 @@
 // Per-process execution state tied to one AppDeps: endpoint cache, provider connection pool, and the
 // group-commit writer of call outcomes.
+import type { FastifyBaseLogger } from 'fastify';
 import type { Agent } from 'undici';
 import type { AppDeps } from '../../deps.js';
 import { DebitCoalescer } from './debit-coalescer.js';
@@ -17,14 +18,15 @@ export interface ExecutionRuntime {
 
 const runtimes = new WeakMap<AppDeps, ExecutionRuntime>();
 
-export function executionRuntime(deps: AppDeps): ExecutionRuntime {
+/** The execution state of `deps` (created on first use; `log` is taken from the first caller that gives one). */
+export function executionRuntime(deps: AppDeps, log?: FastifyBaseLogger): ExecutionRuntime {
   let rt = runtimes.get(deps);
   if (rt) return rt;
   const resolver = new EndpointResolver(deps.secrets.encryptionKey);
   const onCatalogChanged = ({ providerId }: { providerId: string }) => resolver.invalidate(providerId);
   deps.events.on('catalog.changed', onCatalogChanged);
   const agent = createProviderAgent();
-  const settleQueue = new SettleQueue(deps.db);
+  const settleQueue = new SettleQueue(deps.db, log ?? console);
   rt = {
     resolver,
     agent,
@@ -39,4 +41,12 @@ export function executionRuntime(deps: AppDeps): ExecutionRuntime {
   };
   runtimes.set(deps, rt);
   return rt;
+}
+
+/**
+ * Resolves once the call outcomes this instance has queued are written: views that show calls as pending
+ * wait for it, so a caller sees its own answered calls as settled.
+ */
+export function outcomesWritten(deps: AppDeps): Promise<void> {
+  return runtimes.get(deps)?.settleQueue.flush() ?? Promise.resolve();
 }

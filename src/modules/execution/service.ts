@@ -132,7 +132,10 @@ export async function executeCall(deps: AppDeps, input: ExecuteInput): Promise<E
     finishedAt,
     ...(keep ? { responseStatus: status, responseBody: body } : {}),
   };
-  await rt.settleQueue.settle(record);
+  // The money moved with the debit; the outcome row follows in the next group write (settle-queue.ts).
+  // A call with an Idempotency-Key waits for it, so that a retry finds the stored answer.
+  if (keep) await rt.settleQueue.settle(record);
+  else rt.settleQueue.record(record);
   return { status, body, replayed: false };
 }
 

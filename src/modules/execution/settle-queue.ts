@@ -1,40 +1,76 @@
-// Group commit for charged calls: outcomes that arrive in the same event-loop turn, or while the
-// writers are busy, are written together (one statement, one commit for many calls). A request answers
-// only once its outcome is written, so whatever the caller saw is what billing, usage and the wallet
-// show next. The money is already settled by the debit; a crash before this write leaves the call pending
-// and the sweeper refunds it (see settleChargedCalls for the commit mode).
+// Group commit for the outcomes of charged calls (2xx, 4xx). The money moved with the debit, before the
+// provider was called; the outcome row is bookkeeping (status, provider status, latency), so it is written
+// after the answer, together with the outcomes of other calls: one writer, one statement and one commit
+// for everything queued while the previous write ran. That keeps the paid hot path at one transaction
+// per call (the debit) and takes a database round trip off every answer.
+//
+// What can go wrong, and why no money is at risk:
+// - The process dies before the write: the call stays `pending` and the sweeper refunds it after its
+//   deadline plus the margin. The customer got the answer and is not charged; never charged twice.
+// - The write fails (database unreachable): retried with backoff, then logged; the calls stay pending and
+//   are refunded the same way.
+// - A call the sweeper already refunded is left alone (the write only touches calls still pending).
+// Calls with an Idempotency-Key wait for their write (`settle`), so a retry always finds the stored answer.
+// Views that show pending calls (wallet balance, usage export) first wait for what this instance has
+// queued (`flush`), so a caller reads its own calls as settled.
+import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/index.js';
-import { isRetryable } from '../../db/index.js';
 import { type CallResultRecord, settleChargedCalls } from '../ledger/calls.js';
 
-const MAX_BATCH = 500;
-/** Writes in flight at once: they touch disjoint call rows only, so they never wait on each other. */
-const MAX_WRITERS = 4;
-const MAX_ATTEMPTS = 5;
+const MAX_BATCH = 1000;
+/** Attempts per batch, with doubling pauses from RETRY_BASE_MS (about 6 s in all). */
+const MAX_ATTEMPTS = 7;
+const RETRY_BASE_MS = 100;
 
-interface Pending {
+interface Queued {
   record: CallResultRecord;
-  resolve: () => void;
-  reject: (err: unknown) => void;
+  /** Set for callers that wait for the write. */
+  done?: { resolve: () => void; reject: (err: unknown) => void };
 }
 
 export class SettleQueue {
-  private queue: Pending[] = [];
-  private writers = 0;
+  private queue: Queued[] = [];
+  private writing = false;
   private scheduled = false;
+  /** Records handed over so far, and records whose write has finished (written or given up on). */
+  private queuedCount = 0;
+  private finishedCount = 0;
+  private flushWaiters: { until: number; resolve: () => void }[] = [];
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+  ) {}
 
-  /** Resolves once the outcome is written. */
+  /** Queues the outcome; it is written with the next batch. */
+  record(record: CallResultRecord): void {
+    this.enqueue({ record });
+  }
+
+  /** Queues the outcome and resolves once it is committed (rejects if it could not be written). */
   settle(record: CallResultRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ record, resolve, reject });
-      this.schedule();
-    });
+    return new Promise((resolve, reject) => this.enqueue({ record, done: { resolve, reject } }));
+  }
+
+  /** Resolves once every outcome queued before this call has been written (or given up on). */
+  flush(): Promise<void> {
+    if (this.finishedCount >= this.queuedCount) return Promise.resolve();
+    return new Promise((resolve) => this.flushWaiters.push({ until: this.queuedCount, resolve }));
+  }
+
+  /** Writes everything queued (shutdown). */
+  drain(): Promise<void> {
+    return this.flush();
+  }
+
+  private enqueue(q: Queued) {
+    this.queue.push(q);
+    this.queuedCount++;
+    this.schedule();
   }
 
   private schedule() {
-    if (this.scheduled || this.writers >= MAX_WRITERS) return;
+    if (this.scheduled || this.writing || this.queue.length === 0) return;
     this.scheduled = true;
     // Let the outcomes of this event-loop turn join the batch.
     setImmediate(() => {
@@ -44,38 +80,49 @@ export class SettleQueue {
   }
 
   private async writeBatch() {
-    if (this.writers >= MAX_WRITERS || this.queue.length === 0) return;
-    this.writers++;
+    if (this.writing || this.queue.length === 0) return;
+    this.writing = true;
     const batch = this.queue.splice(0, MAX_BATCH);
     try {
-      await this.writeWithRetry(batch.map((p) => p.record));
-      for (const p of batch) p.resolve();
+      await this.writeWithRetry(batch.map((q) => q.record));
+      for (const q of batch) q.done?.resolve();
     } catch (err) {
-      for (const p of batch) p.reject(err);
+      const waiting = batch.filter((q) => q.done);
+      for (const q of waiting) q.done?.reject(err);
+      this.log.error(
+        { err, calls: batch.length, callIds: batch.slice(0, 5).map((q) => q.record.callId) },
+        'call outcomes could not be written; the calls stay pending and the sweeper will refund them',
+      );
     } finally {
-      this.writers--;
-      if (this.queue.length > 0) this.schedule();
+      this.finishedCount += batch.length;
+      this.writing = false;
+      this.wakeFlushWaiters();
+      this.schedule();
     }
+  }
+
+  private wakeFlushWaiters() {
+    if (this.flushWaiters.length === 0) return;
+    const still: typeof this.flushWaiters = [];
+    for (const w of this.flushWaiters) {
+      if (w.until <= this.finishedCount) w.resolve();
+      else still.push(w);
+    }
+    this.flushWaiters = still;
   }
 
   private async writeWithRetry(records: CallResultRecord[]) {
     for (let attempt = 1; ; attempt++) {
       try {
-        await settleChargedCalls(this.db.orm, records);
+        await settleChargedCalls(this.db, records);
         return;
       } catch (err) {
-        // Serialization failures are not expected (disjoint rows) but are harmless to retry: the
-        // statement is all or nothing and only touches calls still pending.
-        if (!isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
+        // The statement is all or nothing and only touches calls still pending: always safe to repeat.
+        if (attempt >= MAX_ATTEMPTS) throw err;
+        if (attempt === 1)
+          this.log.warn({ err, calls: records.length }, 'call outcome write failed; retrying');
+        await new Promise((r) => setTimeout(r, RETRY_BASE_MS * 2 ** (attempt - 1)));
       }
-    }
-  }
-
-  /** Waits for everything queued so far to be written (shutdown). */
-  async drain() {
-    while (this.queue.length > 0 || this.writers > 0) {
-      if (this.queue.length > 0 && this.writers < MAX_WRITERS) await this.writeBatch();
-      else await new Promise((r) => setTimeout(r, 2));
     }
   }
 }

@@ -9,6 +9,7 @@ import {
   MetaSchema,
 } from '../../http/envelope.js';
 import { accountOf, requireAccount } from '../auth/guards.js';
+import { outcomesWritten } from '../execution/runtime.js';
 import { walletBalance, walletHistory } from './service.js';
 
 const Balance = Type.Object({
@@ -59,7 +60,11 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags: ['wallet'], security, response: { 200: Envelope(Balance) } },
       preHandler: requireAccount,
     },
-    async (request) => envelope(request, await walletBalance(app.deps.db.orm, accountOf(request).accountId)),
+    async (request) => {
+      // pending_settlements_usdc: calls this instance has answered are written first (read your own calls).
+      await outcomesWritten(app.deps);
+      return envelope(request, await walletBalance(app.deps.db.orm, accountOf(request).accountId));
+    },
   );
 
   app.get(
