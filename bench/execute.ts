@@ -122,23 +122,17 @@ function startProcess<T>(
 }
 
 function startService() {
-  const profile = process.env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
-    : [];
-  return startProcess<{ port: number }>(
-    'bench/execute-server.ts',
-    {
-      SVC_ENV: 'devnet',
-      SVC_DATA_DIR: dataDir,
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-      SVC_SAMPLE_PROVIDERS: 'off',
-      SVC_RATE_LIMIT_MULTIPLIER: '1000000',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      DATABASE_URL,
-      SVC_TEST_SCHEMA: schema,
-    },
-    profile,
-  );
+  return startProcess<{ port: number; pid: number }>('bench/execute-server.ts', {
+    SVC_ENV: 'devnet',
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+    SVC_SAMPLE_PROVIDERS: 'off',
+    SVC_RATE_LIMIT_MULTIPLIER: '1000000',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    DATABASE_URL,
+    SVC_TEST_SCHEMA: schema,
+    ...(process.env.BENCH_CPU_PROF ? { BENCH_CPU_PROF: process.env.BENCH_CPU_PROF } : {}),
+  });
 }
 
 /** 1,000 accounts with an API key and a 1,000 USDC admin credit each, written straight into the tables. */
@@ -205,6 +199,28 @@ SELECT 'txn_pgb_' || md5(random()::text || clock_timestamp()::text), id, 'debit'
   );
   const m = /tps = ([\d.]+)/.exec(out);
   return m ? Number(m[1]) : Number.NaN;
+}
+
+interface DbCounters {
+  walBytes: number;
+  commits: number;
+  calls: number;
+}
+
+/** WAL written, transactions committed (whole server) and paid calls logged, to report them per call. */
+async function dbCounters(client: pg.Client): Promise<DbCounters> {
+  const { rows } = await client.query(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS wal,
+            (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())::float8 AS commits,
+            (SELECT count(*) FROM calls)::float8 AS calls`,
+  );
+  const r = rows[0] as { wal: number; commits: number; calls: number };
+  return { walBytes: r.wal, commits: r.commits, calls: r.calls };
+}
+
+function perCall(a: DbCounters, b: DbCounters) {
+  const n = b.calls - a.calls;
+  return `${((b.walBytes - a.walBytes) / n).toFixed(0)} WAL bytes, ${((b.commits - a.commits) / n).toFixed(2)} transactions (server-wide)`;
 }
 
 const fmt = (r: Result) =>
@@ -287,13 +303,23 @@ async function main() {
     const d64 = await direct(64);
     console.log(`direct provider      c=1   ${fmt(d1)}`);
     console.log(`direct provider      c=64  ${fmt(d64)}`);
-    const m1 = await paid(1, false);
+    // BENCH_ONLY=1: measure the many-accounts c=64 phase alone (profiling, A/B runs).
+    const ONLY = process.env.BENCH_ONLY;
+    const skip = { rps: 0, p50: 0, p99: 0, errors: 0, statuses: {} };
+    const m1 = ONLY ? skip : await paid(1, false);
     console.log(`paid, 1,000 accounts c=1   ${fmt(m1)}`);
+    // BENCH_CPU_PROF: the service profiles this phase only (bench/execute-server.ts).
+    const profiling = Boolean(process.env.BENCH_CPU_PROF);
+    if (profiling) process.kill(service.info.pid, 'SIGUSR2');
+    const before = await dbCounters(client);
     const m64 = await paid(64, false);
+    const after = await dbCounters(client);
+    if (profiling) process.kill(service.info.pid, 'SIGUSR2');
     console.log(`paid, 1,000 accounts c=64  ${fmt(m64)}`);
-    const h1 = await paid(1, true);
+    console.log(`  per paid call: ${perCall(before, after)}`);
+    const h1 = ONLY ? skip : await paid(1, true);
     console.log(`paid, hot account    c=1   ${fmt(h1)}`);
-    const h64 = await paid(64, true);
+    const h64 = ONLY ? skip : await paid(64, true);
     console.log(`paid, hot account    c=64  ${fmt(h64)}`);
     await service.stop();
 
