@@ -27,16 +27,21 @@ export function executionRuntime(deps: AppDeps, log?: FastifyBaseLogger): Execut
   deps.events.on('catalog.changed', onCatalogChanged);
   const agent = createProviderAgent();
   const settleQueue = new SettleQueue(deps.db, log ?? console);
+  let closed: Promise<void> | undefined;
   rt = {
     resolver,
     agent,
     settleQueue,
     debits: new DebitCoalescer(deps.db),
-    async close() {
-      runtimes.delete(deps);
-      deps.events.off('catalog.changed', onCatalogChanged);
-      await settleQueue.drain();
-      await agent.close();
+    // Idempotent: apps that share one AppDeps (tests) each close it.
+    close() {
+      closed ??= (async () => {
+        if (runtimes.get(deps) === rt) runtimes.delete(deps);
+        deps.events.off('catalog.changed', onCatalogChanged);
+        await settleQueue.drain();
+        await agent.close();
+      })();
+      return closed;
     },
   };
   runtimes.set(deps, rt);
