@@ -74,7 +74,7 @@ export class DebitCoalescer {
     }
     try {
       const results = await debitAcrossAccounts(
-        this.db.orm,
+        this.db,
         batch.map((w) => w.input),
       );
       batch.forEach((w, i) => {
@@ -101,7 +101,7 @@ export class DebitCoalescer {
       }
       try {
         const results = await debitBatchForAccount(
-          this.db.orm,
+          this.db,
           accountId,
           batch.map((w) => w.input),
           new Date(Math.max(...batch.map((w) => w.input.now.getTime()))),

@@ -8,39 +8,44 @@
 // and pending call row; a request whose API key is revoked ends the prefix. Requests after the prefix are
 // not debited (the caller retries them one by one, which also explains a refusal). Requests with an Idempotency-Key never come here.
 import { sql } from 'drizzle-orm';
-import { type Executor, rows } from '../../db/index.js';
+import type { Database } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
 import { type DebitForCallInput, type DebitResult, resultsInOrder } from './calls.js';
+import { preparedRows } from './prepared.js';
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
-/** Results in request order; undefined = not debited (retry it alone). All inputs share accountId. */
+/**
+ * Results in request order; undefined = not debited (retry it alone). All inputs share accountId.
+ * Fixed text with one array per column, so PostgreSQL plans it once per connection whatever the batch size.
+ */
 export async function debitBatchForAccount(
-  ex: Executor,
+  db: Database,
   accountId: string,
   inputs: DebitForCallInput[],
   now: Date,
 ): Promise<(DebitResult | undefined)[]> {
   const day = utcDay(now);
   const nowIso = now.toISOString();
-  const values = sql.join(
-    inputs.map(
-      (d, i) =>
-        sql`(${i}::int, ${d.callId}::text, ${newId('txn')}::text, ${d.priceCredits}::bigint, ${d.providerId}::text,
-             ${d.endpointSlug}::text, ${d.apiKeyId}::text, ${d.deadlineAt.toISOString()}::timestamptz,
-             ${d.now.toISOString()}::timestamptz)`,
-    ),
-    sql`, `,
-  );
-  const found = await rows<{
+  const column = (f: (d: DebitForCallInput) => unknown) => sql.param(inputs.map(f));
+  const found = await preparedRows<{
     ord: number;
     balance_after: bigint;
     low_balance_threshold_credits: bigint | null;
     successful_payments: bigint;
   }>(
-    ex,
-    sql`WITH req (ord, call_id, txn_id, price, provider_id, endpoint_slug, api_key_id, deadline_at, created_at) AS (
-          VALUES ${values}
+    db,
+    'svc_debit_batch_for_account',
+    sql`WITH req AS (
+          SELECT (n - 1)::int AS ord, call_id, txn_id, price, provider_id, endpoint_slug, api_key_id, deadline_at,
+                 created_at
+          FROM unnest(${column((d) => d.callId)}::text[], ${column(() => newId('txn'))}::text[],
+                      ${column((d) => d.priceCredits)}::bigint[], ${column((d) => d.providerId)}::text[],
+                      ${column((d) => d.endpointSlug)}::text[], ${column((d) => d.apiKeyId)}::text[],
+                      ${column((d) => d.deadlineAt.toISOString())}::timestamptz[],
+                      ${column((d) => d.now.toISOString())}::timestamptz[])
+               WITH ORDINALITY AS u (call_id, txn_id, price, provider_id, endpoint_slug, api_key_id, deadline_at,
+                                     created_at, n)
         ), cur AS (
           SELECT balance_credits, status, per_call_limit_credits, daily_limit_credits,
                  low_balance_threshold_credits, successful_payments,

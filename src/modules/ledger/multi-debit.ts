@@ -10,37 +10,35 @@
 // deadlock anyway, it fails as a whole (writes nothing) and the caller retries its calls one by one.
 // Requests with an Idempotency-Key never come here: their unique violation must fail only their own call.
 import { sql } from 'drizzle-orm';
-import { type Executor, rows } from '../../db/index.js';
+import type { Database } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
-import { type DebitForCallInput, type DebitResult, resultsInOrder } from './calls.js';
+import { type DebitForCallInput, type DebitResult, type DebitRow, resultsInOrder } from './calls.js';
+import { preparedRows } from './prepared.js';
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
-/** Results in request order; undefined = not debited (retry it alone). Account ids must be distinct. */
+/**
+ * Results in request order; undefined = not debited (retry it alone). Account ids must be distinct.
+ * Fixed text with one array per column, so PostgreSQL plans it once per connection whatever the group size.
+ */
 export async function debitAcrossAccounts(
-  ex: Executor,
+  db: Database,
   inputs: DebitForCallInput[],
 ): Promise<(DebitResult | undefined)[]> {
-  const values = sql.join(
-    inputs.map(
-      (d, i) =>
-        sql`(${i}::int, ${d.accountId}::text, ${d.callId}::text, ${newId('txn')}::text, ${d.priceCredits}::bigint,
-             ${d.providerId}::text, ${d.endpointSlug}::text, ${d.apiKeyId}::text,
-             ${d.deadlineAt.toISOString()}::timestamptz, ${d.now.toISOString()}::timestamptz,
-             ${utcDay(d.now)}::date)`,
-    ),
-    sql`, `,
-  );
-  const found = await rows<{
-    ord: number;
-    balance_credits: bigint;
-    low_balance_threshold_credits: bigint | null;
-    successful_payments: bigint;
-  }>(
-    ex,
-    sql`WITH req (ord, account_id, call_id, txn_id, price, provider_id, endpoint_slug, api_key_id, deadline_at,
-                  created_at, day) AS (
-          VALUES ${values}
+  const column = (f: (d: DebitForCallInput) => unknown) => sql.param(inputs.map(f));
+  const found = await preparedRows<DebitRow & { ord: number }>(
+    db,
+    'svc_debit_across_accounts',
+    sql`WITH req AS (
+          SELECT (n - 1)::int AS ord, account_id, call_id, txn_id, price, provider_id, endpoint_slug, api_key_id,
+                 deadline_at, created_at, day
+          FROM unnest(${column((d) => d.accountId)}::text[], ${column((d) => d.callId)}::text[],
+                      ${column(() => newId('txn'))}::text[], ${column((d) => d.priceCredits)}::bigint[],
+                      ${column((d) => d.providerId)}::text[], ${column((d) => d.endpointSlug)}::text[],
+                      ${column((d) => d.apiKeyId)}::text[], ${column((d) => d.deadlineAt.toISOString())}::timestamptz[],
+                      ${column((d) => d.now.toISOString())}::timestamptz[], ${column((d) => utcDay(d.now))}::date[])
+               WITH ORDINALITY AS u (account_id, call_id, txn_id, price, provider_id, endpoint_slug, api_key_id,
+                                     deadline_at, created_at, day, n)
         ), locked AS (
           SELECT a.id FROM accounts a WHERE a.id IN (SELECT account_id FROM req) ORDER BY a.id FOR UPDATE
         ), acct AS (
