@@ -204,6 +204,7 @@ SELECT 'txn_pgb_' || md5(random()::text || clock_timestamp()::text), id, 'debit'
 interface DbCounters {
   walBytes: number;
   commits: number;
+  flushes: number;
   calls: number;
 }
 
@@ -212,15 +213,17 @@ async function dbCounters(client: pg.Client): Promise<DbCounters> {
   const { rows } = await client.query(
     `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8 AS wal,
             (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())::float8 AS commits,
+            (SELECT wal_sync FROM pg_stat_wal)::float8 AS flushes,
             (SELECT count(*) FROM calls)::float8 AS calls`,
   );
-  const r = rows[0] as { wal: number; commits: number; calls: number };
-  return { walBytes: r.wal, commits: r.commits, calls: r.calls };
+  const r = rows[0] as { wal: number; commits: number; flushes: number; calls: number };
+  return { walBytes: r.wal, commits: r.commits, flushes: r.flushes, calls: r.calls };
 }
 
 function perCall(a: DbCounters, b: DbCounters) {
   const n = b.calls - a.calls;
-  return `${((b.walBytes - a.walBytes) / n).toFixed(0)} WAL bytes, ${((b.commits - a.commits) / n).toFixed(2)} transactions (server-wide)`;
+  const each = (x: number, y: number) => ((y - x) / n).toFixed(2);
+  return `${((b.walBytes - a.walBytes) / n).toFixed(0)} WAL bytes, ${each(a.commits, b.commits)} transactions, ${each(a.flushes, b.flushes)} WAL flushes (server-wide)`;
 }
 
 const fmt = (r: Result) =>
