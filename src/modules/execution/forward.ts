@@ -2,6 +2,7 @@
 // endpoint's timeout, reading at most MAX_PROVIDER_BODY_BYTES of the answer. Never throws: every failure
 // becomes a ProviderResult the settlement step maps to an outcome.
 import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import {
   CALL_ID_HEADER,
@@ -33,6 +34,30 @@ export function toQueryString(params: Record<string, unknown>): string {
     qs.append(k, v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v));
   }
   return qs.toString();
+}
+
+/**
+ * The whole body, or 'oversized' (and the stream destroyed) once it passes `max` bytes. Plain 'data'
+ * events rather than `for await`: the async iterator costs a few promises per chunk on every paid call.
+ */
+function readCapped(body: Readable, max: number): Promise<Buffer | 'oversized'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        body.destroy();
+        resolve('oversized');
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', () =>
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)),
+    );
+    body.once('error', reject);
+  });
 }
 
 export interface ForwardInput {
@@ -75,17 +100,9 @@ export async function forwardToProvider(agent: Agent, f: ForwardInput): Promise<
       headersTimeout: endpoint.timeoutMs,
       bodyTimeout: endpoint.timeoutMs,
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_PROVIDER_BODY_BYTES) {
-        res.body.destroy();
-        return { kind: 'oversized', status: res.statusCode, latencyMs: elapsed() };
-      }
-      chunks.push(chunk as Buffer);
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
+    const raw = await readCapped(res.body, MAX_PROVIDER_BODY_BYTES);
+    if (raw === 'oversized') return { kind: 'oversized', status: res.statusCode, latencyMs: elapsed() };
+    const text = raw.toString('utf8');
     let json: unknown;
     let isJson = false;
     if (text.trim() !== '') {
