@@ -38,7 +38,7 @@ export function executionRuntime(deps: AppDeps, log?: FastifyBaseLogger): Execut
       closed ??= (async () => {
         if (runtimes.get(deps) === rt) runtimes.delete(deps);
         deps.events.off('catalog.changed', onCatalogChanged);
-        await settleQueue.drain();
+        await settleQueue.flush();
         await agent.close();
       })();
       return closed;

@@ -58,11 +58,6 @@ export class SettleQueue {
     return new Promise((resolve) => this.flushWaiters.push({ until: this.queuedCount, resolve }));
   }
 
-  /** Writes everything queued (shutdown). */
-  drain(): Promise<void> {
-    return this.flush();
-  }
-
   private enqueue(q: Queued) {
     this.queue.push(q);
     this.queuedCount++;
@@ -87,8 +82,7 @@ export class SettleQueue {
       await this.writeWithRetry(batch.map((q) => q.record));
       for (const q of batch) q.done?.resolve();
     } catch (err) {
-      const waiting = batch.filter((q) => q.done);
-      for (const q of waiting) q.done?.reject(err);
+      for (const q of batch) q.done?.reject(err);
       this.log.error(
         { err, calls: batch.length, callIds: batch.slice(0, 5).map((q) => q.record.callId) },
         'call outcomes could not be written; the calls stay pending and the sweeper will refund them',

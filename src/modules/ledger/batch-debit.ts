@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
 import { type DebitForCallInput, type DebitResult, resultsInOrder } from './calls.js';
-import { preparedRows } from './prepared.js';
+import { columnsOf, preparedRows } from './prepared.js';
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -27,7 +27,7 @@ export async function debitBatchForAccount(
 ): Promise<(DebitResult | undefined)[]> {
   const day = utcDay(now);
   const nowIso = now.toISOString();
-  const column = (f: (d: DebitForCallInput) => unknown) => sql.param(inputs.map(f));
+  const column = columnsOf(inputs);
   const found = await preparedRows<{
     ord: number;
     balance_after: bigint;

@@ -4,7 +4,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Executor, one } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
-import { preparedRows } from './prepared.js';
+import { columnsOf, preparedRows } from './prepared.js';
 
 export interface DebitForCallInput {
   callId: string;
@@ -282,7 +282,7 @@ export async function refundCall(
 export async function settleChargedCalls(db: Database, records: CallResultRecord[]): Promise<number> {
   if (records.length === 0) return 0;
   const durable = records.some((r) => r.responseBody !== undefined);
-  const column = (f: (r: CallResultRecord) => unknown) => sql.param(records.map(f));
+  const column = columnsOf(records);
   const [row] = await preparedRows<{ settled: bigint }>(
     db,
     'svc_settle_charged_calls',

@@ -13,7 +13,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
 import { newId } from '../../lib/ids.js';
 import { type DebitForCallInput, type DebitResult, type DebitRow, resultsInOrder } from './calls.js';
-import { preparedRows } from './prepared.js';
+import { columnsOf, preparedRows } from './prepared.js';
 
 const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
@@ -25,7 +25,7 @@ export async function debitAcrossAccounts(
   db: Database,
   inputs: DebitForCallInput[],
 ): Promise<(DebitResult | undefined)[]> {
-  const column = (f: (d: DebitForCallInput) => unknown) => sql.param(inputs.map(f));
+  const column = columnsOf(inputs);
   const found = await preparedRows<DebitRow & { ord: number }>(
     db,
     'svc_debit_across_accounts',

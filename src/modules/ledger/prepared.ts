@@ -1,7 +1,7 @@
 // Named prepared statements for the hottest statement (the debit) on PostgreSQL: the server parses and
 // plans it once per connection instead of on every call, which is worth ~40 % of its cost there
 // (pgbench -M prepared vs simple on the same statement). PGlite runs the query through Drizzle as usual.
-import type { SQL } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows } from '../../db/index.js';
 
 /** What Drizzle's node-postgres database carries besides its public API (both exist at runtime). */
@@ -24,4 +24,12 @@ export async function preparedRows<T>(db: Database, name: string, query: SQL): P
     return result.rows as T[];
   }
   return rows<T>(db.orm, query);
+}
+
+/**
+ * One array parameter per column for the fixed-text batch statements (`unnest($1::text[], ...)`):
+ * `column((r) => r.id)` is the array of every item's id.
+ */
+export function columnsOf<T>(items: T[]) {
+  return (pick: (item: T) => unknown) => sql.param(items.map(pick));
 }
