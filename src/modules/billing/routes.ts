@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors/catalogue.js';
 import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
+import { utcDay } from '../../lib/clock.js';
 import { accountOf, requireAccount } from '../auth/guards.js';
 import { outcomesWritten } from '../execution/runtime.js';
 import { getBalance, listTransactions } from './account-views.js';
@@ -121,7 +122,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { accountId } = accountOf(request);
       const range = usageRange(deps.clock.now(), request.query.from, request.query.to);
-      const name = `usage-${range.from.toISOString().slice(0, 10)}-${range.to.toISOString().slice(0, 10)}.csv`;
+      const name = `usage-${utcDay(range.from)}-${utcDay(range.to)}.csv`;
       // Pending calls are left out of the export: first let this instance's answered calls be written.
       await outcomesWritten(deps);
       return reply

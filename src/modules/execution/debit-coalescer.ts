@@ -108,7 +108,6 @@ export class DebitCoalescer {
           this.db,
           accountId,
           batch.map((w) => w.input),
-          new Date(Math.max(...batch.map((w) => w.input.now.getTime()))),
         );
         batch.forEach((w, i) => {
           w.resolve(results[i]);
