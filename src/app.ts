@@ -10,18 +10,22 @@ import { registerErrorHandling } from './errors/handler.js';
 import { registerMetrics } from './http/metrics.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
-import { authAdminRoutes } from './modules/auth/admin-routes.js';
-import { cachedKeyCaller, resolveCaller } from './modules/auth/caller.js';
-import { makeRequireAdmin } from './modules/auth/guards.js';
-import { authRoutes } from './modules/auth/routes.js';
-import { billingRoutes } from './modules/billing/routes.js';
-import { catalogRoutes } from './modules/catalog/routes.js';
-import { discoveryRoutes } from './modules/discovery/routes.js';
-import { executionRoutes } from './modules/execution/routes.js';
-import { keysRoutes } from './modules/keys/routes.js';
-import { ledgerAdminRoutes } from './modules/ledger/routes.js';
-import { registerRateLimiting } from './modules/ratelimit/plugin.js';
-import { walletRoutes } from './modules/wallet/routes.js';
+import {
+  authAdminRoutes,
+  authRoutes,
+  cachedKeyCaller,
+  makeRequireAdmin,
+  resolveCaller,
+} from './modules/auth/index.js';
+import { billingRoutes } from './modules/billing/index.js';
+import { catalogRoutes } from './modules/catalog/index.js';
+import { discoveryRoutes } from './modules/discovery/index.js';
+import { executionRoutes } from './modules/execution/index.js';
+import { keysRoutes } from './modules/keys/index.js';
+import { ledgerAdminRoutes } from './modules/ledger/index.js';
+import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
+import { walletRoutes } from './modules/wallet/index.js';
+import { subscribeModules } from './wiring.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -61,6 +65,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  subscribeModules(deps);
   app.decorate('deps', deps);
   app.decorate('requireAdmin', makeRequireAdmin(deps.secrets.adminToken));
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
@@ -110,7 +115,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
 
   await app.register(authAdminRoutes);
-  await app.register(authRoutes);
+  await app.register(authRoutes, { rateLimitStatus });
   await app.register(keysRoutes);
   await app.register(catalogRoutes);
   await app.register(discoveryRoutes);

@@ -4,8 +4,8 @@ import { one, rows } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { utcDay } from '../../lib/clock.js';
 import { creditsToUsdc } from '../../lib/money.js';
-import { toLedgerTransaction } from '../ledger/format.js';
-import type { LedgerEntry } from '../ledger/service.js';
+import type { LedgerEntry } from '../ledger/index.js';
+import { toLedgerTransaction } from '../ledger/index.js';
 import { invalid, parseInstant } from './dates.js';
 
 interface AccountMoneyRow {

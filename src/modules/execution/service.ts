@@ -7,9 +7,8 @@ import type { AppDeps } from '../../deps.js';
 import { AppError, errorBody } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc } from '../../lib/money.js';
-import { type CallResultRecord, debitForCall, explainRefusal, type RefundReason } from '../ledger/calls.js';
-import { afterBalanceDecrease, onDailyLimitReached } from '../notifications/triggers.js';
-import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
+import { type CallResultRecord, debitForCall, explainRefusal, type RefundReason } from '../ledger/index.js';
+import { invalidateTrustTier } from '../ratelimit/index.js';
 import { forwardToProvider, type ProviderResult } from './forward.js';
 import { replayFor, requestHash, type StoredResponse } from './idempotency.js';
 import { refundAndRecord } from './refund.js';
@@ -191,7 +190,7 @@ async function debit(
     const debited = await deps.db.orm.transaction(async (tx) => {
       const r = await debitForCall(tx, input0);
       if (r) {
-        await afterBalanceDecrease(tx, deps, {
+        await deps.hooks.run('balance.decreased', tx, {
           accountId: input.accountId,
           balanceBefore: r.balanceAfter + price,
           balanceAfter: r.balanceAfter,
@@ -215,7 +214,7 @@ async function debit(
       case 'daily': {
         if (refusal.kind === 'daily') {
           await deps.db.orm.transaction((tx) =>
-            onDailyLimitReached(tx, deps, {
+            deps.hooks.run('daily-limit.reached', tx, {
               accountId: input.accountId,
               limitCredits: refusal.limitCredits,
               spentCredits: refusal.currentDailySpend,

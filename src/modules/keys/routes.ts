@@ -2,6 +2,7 @@
 // manages its own account's keys. Envelope responses (DESIGN.md section 5).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { accountOf, requireAccount } from '../../http/caller.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import {
   CursorPagination,
@@ -11,7 +12,6 @@ import {
   envelopeWithPagination,
   MetaSchema,
 } from '../../http/envelope.js';
-import { accountOf, requireAccount } from '../auth/guards.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './service.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];

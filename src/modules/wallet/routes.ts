@@ -8,8 +8,8 @@ import {
   envelopeWithPagination,
   MetaSchema,
 } from '../../http/envelope.js';
-import { accountOf, requireAccount } from '../auth/guards.js';
-import { outcomesWritten } from '../execution/runtime.js';
+import { accountOf, requireAccount } from '../auth/index.js';
+import { outcomesWritten } from '../execution/index.js';
 import { walletBalance, walletHistory } from './service.js';
 
 const Balance = Type.Object({

@@ -1,0 +1,3 @@
+// Discovery: search over the catalogue (`POST /v1/discover`), ranked by relevance and quality.
+export { discoveryRoutes } from './routes.js';
+export { DiscoveryService } from './service.js';
