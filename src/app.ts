@@ -8,6 +8,7 @@ import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerRoutePolicy } from './http/route-policy.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import {
@@ -20,7 +21,7 @@ import {
 import { billingRoutes } from './modules/billing/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
 import { discoveryRoutes } from './modules/discovery/index.js';
-import { executionRoutes } from './modules/execution/index.js';
+import { createExecutionRuntime, executionRoutes } from './modules/execution/index.js';
 import { keysRoutes } from './modules/keys/index.js';
 import { ledgerAdminRoutes } from './modules/ledger/index.js';
 import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
@@ -67,6 +68,10 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler);
   subscribeModules(deps);
   app.decorate('deps', deps);
+  // Per-app state, built once here and closed with the app (docs/architecture.md).
+  const execution = createExecutionRuntime(deps, app.log);
+  app.decorate('execution', execution);
+  app.addHook('onClose', () => execution.close());
   app.decorate('requireAdmin', makeRequireAdmin(deps.secrets.adminToken));
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
   registerErrorHandling(app);
@@ -85,6 +90,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
 
   await registerRateLimiting(app);
+  registerRoutePolicy(app, deps.secrets.adminToken);
 
   if (config.env !== 'production') {
     await app.register(swagger, {
@@ -104,15 +110,21 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   }
 
   registerMetrics(app);
-  app.get('/healthz', { schema: { tags: ['health'] } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { tags: ['health'] } }, async (_request, reply) => {
-    try {
-      await deps.db.orm.execute(sql`SELECT 1`);
-      return { status: 'ready' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable' });
-    }
-  });
+  app.get('/healthz', { schema: { tags: ['health'] }, config: { rateLimit: 'exempt' } }, async () => ({
+    status: 'ok',
+  }));
+  app.get(
+    '/readyz',
+    { schema: { tags: ['health'] }, config: { rateLimit: 'exempt' } },
+    async (_request, reply) => {
+      try {
+        await deps.db.orm.execute(sql`SELECT 1`);
+        return { status: 'ready' };
+      } catch {
+        return reply.status(503).send({ status: 'unavailable' });
+      }
+    },
+  );
 
   await app.register(authAdminRoutes);
   await app.register(authRoutes, { rateLimitStatus });
