@@ -20,10 +20,13 @@ import {
 } from './modules/auth/index.js';
 import { billingRoutes } from './modules/billing/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
+import { chainRoutes } from './modules/chain/index.js';
+import { depositRoutes } from './modules/deposits/index.js';
 import { discoveryRoutes } from './modules/discovery/index.js';
 import { createExecutionRuntime, executionRoutes } from './modules/execution/index.js';
 import { keysRoutes } from './modules/keys/index.js';
 import { ledgerAdminRoutes } from './modules/ledger/index.js';
+import { subscribeDepositMails } from './modules/notifications/index.js';
 import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
 import { walletRoutes } from './modules/wallet/index.js';
 import { subscribeModules } from './wiring.js';
@@ -134,6 +137,13 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(ledgerAdminRoutes);
   await app.register(executionRoutes);
   await app.register(walletRoutes);
+  await app.register(chainRoutes);
+  await app.register(depositRoutes);
+  // Reactions: a confirmed deposit is mailed (payment confirmed) by the notifications module.
+  const unsubscribeDepositMails = subscribeDepositMails(deps, (err) =>
+    app.log.error({ err }, 'deposit mail'),
+  );
+  app.addHook('onClose', async () => unsubscribeDepositMails());
   await app.register(billingRoutes);
 
   return app;

@@ -8,10 +8,15 @@ import { type Database, type Executor, openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { loadOrCreateSecret, randomBase62, randomHex } from './lib/secrets.js';
+import { type ChainRuntime, createChainRuntime } from './modules/chain/index.js';
 
 /** In-process events between modules (e.g. catalog changes invalidate discovery caches). */
 export interface DomainEvents {
   'catalog.changed': [{ providerId: string }];
+  /** A USDC deposit was credited (after commit): the notifications module mails the receipt. */
+  'deposit.confirmed': [
+    { id: string; accountId: string; txHash: string; amountCredits: bigint; newBalanceCredits: bigint },
+  ];
 }
 
 export class EventBus extends EventEmitter<DomainEvents> {}
@@ -90,6 +95,8 @@ export interface AppDeps {
   secrets: Secrets;
   /** E-mail transport: SMTP when SMTP_URL is set, else .eml files under <data dir>/outbox. */
   mailer: Mailer;
+  /** The chain: RPC client, USDC and platform wallet, the platform key's signer (DESIGN.md section 10). */
+  chain: ChainRuntime;
 }
 
 export function loadSecrets(config: Config): Secrets {
@@ -146,6 +153,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     hooks: new Hooks(),
     secrets: loadSecrets(config),
     mailer: createMailer(config),
+    chain: createChainRuntime(config),
   };
 }
 

@@ -5,6 +5,8 @@ import type { AppDeps } from './deps.js';
 import type { BackgroundJob } from './jobs/runner.js';
 import { purgeSignInStateJob } from './modules/auth/index.js';
 import { expirePaymentsJob } from './modules/billing/index.js';
+import { platformTransactionsJob } from './modules/chain/index.js';
+import { depositWatcherJob } from './modules/deposits/index.js';
 import { refreshEndpointStatsJob, sweepAbandonedCallsJob } from './modules/execution/index.js';
 import { notificationJobs, subscribeNotifications } from './modules/notifications/index.js';
 
@@ -15,6 +17,8 @@ export const backgroundJobs: BackgroundJob[] = [
   ...notificationJobs,
   expirePaymentsJob,
   purgeSignInStateJob,
+  platformTransactionsJob,
+  depositWatcherJob,
 ];
 
 /** Subscribes the reacting modules to the hooks and events of the others (once per deps). */

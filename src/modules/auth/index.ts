@@ -22,3 +22,4 @@ export {
 export { type AccountCaller, accountOf, makeRequireAdmin, requireAccount } from './guards.js';
 export { purgeSignInStateJob } from './jobs.js';
 export { type AuthRoutesOptions, authRoutes } from './routes.js';
+export { verifyChallengeSignature } from './wallet-signin.js';

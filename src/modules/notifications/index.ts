@@ -12,6 +12,7 @@ import {
 } from './triggers.js';
 
 export { mailAdminCommands } from './cli.js';
+export { subscribeDepositMails } from './deposit-mail.js';
 export { emailDeliveryJob, emailDigestsJob, notificationJobs, unusualActivityJob } from './jobs.js';
 export { type EmailKind, enqueueEmail } from './outbox.js';
 
