@@ -22,6 +22,7 @@ import { keysRoutes } from './modules/keys/routes.js';
 import { ledgerAdminRoutes } from './modules/ledger/routes.js';
 import { registerRateLimiting } from './modules/ratelimit/plugin.js';
 import { walletRoutes } from './modules/wallet/routes.js';
+import { createX402Runtime, x402Routes } from './modules/x402/index.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -118,6 +119,11 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(executionRoutes);
   await app.register(walletRoutes);
   await app.register(billingRoutes);
+  app.decorate(
+    'x402',
+    createX402Runtime(deps, () => undefined),
+  );
+  await app.register(x402Routes);
 
   return app;
 }

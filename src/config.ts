@@ -26,6 +26,8 @@ export interface Config {
     platformWallet: string | undefined;
     confirmations: number;
   };
+  /** x402 (DESIGN.md section 12): a remote facilitator's base URL; unset = settle in-process. */
+  x402: { facilitatorUrl: string | undefined };
   auth: {
     jwksUrl: string | undefined;
     issuer: string | undefined;
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
       platformWallet: str(env, 'SVC_PLATFORM_WALLET')?.toLowerCase(),
       confirmations: int(env, 'SVC_DEPOSIT_CONFIRMATIONS', 2, 0, 1000),
     },
+    x402: { facilitatorUrl: url(env, 'SVC_X402_FACILITATOR_URL', ['http:', 'https:']) },
     auth: {
       jwksUrl: url(env, 'SVC_AUTH_JWKS_URL', ['http:', 'https:']),
       issuer: str(env, 'SVC_AUTH_ISSUER'),
