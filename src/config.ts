@@ -24,7 +24,13 @@ export interface Config {
     chainId: number;
     usdcAddress: string | undefined;
     platformWallet: string | undefined;
+    /** Private key of the platform wallet (payouts, x402 settlement, faucet); never logged or returned. */
+    platformWalletKey: string | undefined;
     confirmations: number;
+    /** Run the deposit watcher job (on in devnet, SVC_DEPOSIT_WATCH=1 elsewhere). */
+    depositWatch: boolean;
+    /** Loopback port of the self-started devnet chain; 0 = a free one. */
+    devnetChainPort: number;
   };
   /** x402 (DESIGN.md section 12): a remote facilitator's base URL; unset = settle in-process. */
   x402: { facilitatorUrl: string | undefined };
@@ -183,13 +189,7 @@ export function loadConfig(env: Env = process.env): Config {
             apiBase: url(env, 'STRIPE_API_BASE', ['http:', 'https:']),
           }
         : undefined,
-    chain: {
-      rpcUrl: url(env, 'SVC_CHAIN_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),
-      chainId: int(env, 'SVC_CHAIN_ID', production ? 8453 : 84532, 1, 2 ** 31),
-      usdcAddress: str(env, 'SVC_USDC_ADDRESS'),
-      platformWallet: str(env, 'SVC_PLATFORM_WALLET')?.toLowerCase(),
-      confirmations: int(env, 'SVC_DEPOSIT_CONFIRMATIONS', 2, 0, 1000),
-    },
+    chain: chainConfig(env, svcEnv),
     x402: { facilitatorUrl: url(env, 'SVC_X402_FACILITATOR_URL', ['http:', 'https:']) },
     auth: {
       jwksUrl: url(env, 'SVC_AUTH_JWKS_URL', ['http:', 'https:']),
@@ -204,6 +204,40 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
     discoveryEmbeddings: discoveryEmbeddingsConfig(env),
+  };
+}
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** DESIGN.md section 10: Base in production, Base Sepolia in testnet, a local chain (31337) in devnet. */
+function chainConfig(env: Env, svcEnv: SvcEnv): Config['chain'] {
+  const devnet = svcEnv === 'devnet';
+  const address = (name: string) => {
+    const raw = str(env, name);
+    if (raw !== undefined && !ADDRESS.test(raw))
+      throw new ConfigError(`${name} must be a 0x-prefixed 20-byte address`);
+    return raw?.toLowerCase();
+  };
+  const key = str(env, 'SVC_PLATFORM_WALLET_KEY');
+  // The key's value never appears in a message.
+  if (key !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(key)) {
+    throw new ConfigError('SVC_PLATFORM_WALLET_KEY must be a 0x-prefixed 32-byte hex private key');
+  }
+  return {
+    rpcUrl: url(env, 'SVC_CHAIN_RPC_URL', ['http:', 'https:']),
+    chainId: int(
+      env,
+      'SVC_CHAIN_ID',
+      { production: 8453, testnet: 84532, devnet: 31337 }[svcEnv],
+      1,
+      2 ** 31,
+    ),
+    usdcAddress: address('SVC_USDC_ADDRESS'),
+    platformWallet: address('SVC_PLATFORM_WALLET'),
+    platformWalletKey: key?.toLowerCase(),
+    confirmations: int(env, 'SVC_DEPOSIT_CONFIRMATIONS', devnet ? 1 : 2, 1, 1000),
+    depositWatch: bool(env, 'SVC_DEPOSIT_WATCH', devnet),
+    devnetChainPort: int(env, 'SVC_DEVNET_CHAIN_PORT', 0, 0, 65535),
   };
 }
 

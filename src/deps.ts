@@ -7,6 +7,7 @@ import { type Database, openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { loadOrCreateSecret, randomBase62, randomHex } from './lib/secrets.js';
+import { type ChainRuntime, createChainRuntime } from './modules/chain/index.js';
 import { createMailer, type Mailer } from './modules/notifications/mailer.js';
 
 /** In-process events between modules (e.g. catalog changes invalidate discovery caches). */
@@ -36,6 +37,8 @@ export interface AppDeps {
   secrets: Secrets;
   /** E-mail transport: SMTP when SMTP_URL is set, else .eml files under <data dir>/outbox. */
   mailer: Mailer;
+  /** The chain: RPC client, USDC and platform wallet, the platform key's signer (DESIGN.md section 10). */
+  chain: ChainRuntime;
 }
 
 export function loadSecrets(config: Config): Secrets {
@@ -91,6 +94,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     events: new EventBus(),
     secrets: loadSecrets(config),
     mailer: createMailer(config),
+    chain: createChainRuntime(config),
   };
 }
 

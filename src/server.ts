@@ -4,6 +4,12 @@ import { ConfigError, loadConfig } from './config.js';
 import { closeDeps, createDeps } from './deps.js';
 import { backgroundJobs } from './jobs/registry.js';
 import { startJobs } from './jobs/runner.js';
+import {
+  assertChainNotBehindLedger,
+  ChainBehindLedger,
+  startDevnetChain,
+  withDevnetChain,
+} from './modules/chain/index.js';
 import { startSideServices } from './side-services.js';
 
 async function main() {
@@ -17,7 +23,24 @@ async function main() {
     }
     throw err;
   }
+  // Devnet with no RPC configured: the service runs its own local chain (DESIGN.md section 10).
+  const devnetChain =
+    config.env === 'devnet' && !config.chain.rpcUrl
+      ? await startDevnetChain(config, (msg) => console.log(msg))
+      : undefined;
+  if (devnetChain) config = withDevnetChain(config, devnetChain);
   const deps = await createDeps(config);
+  try {
+    await assertChainNotBehindLedger(deps);
+  } catch (err) {
+    await closeDeps(deps);
+    await devnetChain?.stop();
+    if (err instanceof ChainBehindLedger) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
   const app = await buildApp(deps);
   if (deps.secrets.adminTokenCreated) {
     // Printed once, when generated; it stays in <data dir>/secrets/admin-token.
@@ -35,6 +58,7 @@ async function main() {
     await jobs.stop();
     await side.stop();
     await closeDeps(deps);
+    await devnetChain?.stop();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -127,7 +127,7 @@ export const ERRORS = {
     status: 503,
     shape: 'A',
     title: 'Service Unavailable',
-    message: 'A dependency (chain RPC, payment facilitator) is unavailable; retry later',
+    message: 'A dependency is unreachable; retry later',
   },
 } as const satisfies Record<string, ErrorSpec>;
 

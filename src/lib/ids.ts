@@ -44,6 +44,8 @@ export type IdPrefix =
   | 'mail'
   | 'job'
   | 'evt'
+  | 'ptx'
+  | 'fct'
   | 'ses'
   | 'nonce';
 
