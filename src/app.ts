@@ -121,10 +121,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(walletRoutes);
   await app.register(chainRoutes);
   await app.register(billingRoutes);
-  app.decorate(
-    'x402',
-    createX402Runtime(deps, () => undefined),
-  );
+  app.decorate('x402', createX402Runtime(deps));
   await app.register(x402Routes);
 
   return app;

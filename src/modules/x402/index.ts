@@ -3,4 +3,4 @@ export type { Facilitator } from './facilitator.js';
 export { createRemoteFacilitator } from './facilitator.js';
 export { createLocalFacilitator, type SettlementChain } from './local-facilitator.js';
 export { x402Routes, x402Url } from './routes.js';
-export { createX402Runtime, type SettledTransfer, type X402Chain, type X402Runtime } from './runtime.js';
+export { createX402Runtime, type SettledTransfer, type X402Runtime } from './runtime.js';

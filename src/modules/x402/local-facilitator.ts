@@ -35,8 +35,16 @@ import type {
 /** What settlement needs from the chain module. */
 export interface SettlementChain {
   publicClient: PublicClient;
-  /** Signs with the platform key (shared nonce allocator), stores, broadcasts; returns the hash. */
-  sendPlatformTransaction(tx: { to: Address; data: Hex }): Promise<Hex>;
+  /**
+   * Signs with the platform key through the chain module's one nonce allocator, stores, broadcasts and
+   * waits for the outcome; idempotent per `reference`. Throws when the node refuses it before signing
+   * (e.g. it would revert), AppError 503 when the RPC is down.
+   */
+  sendPlatformTransaction(tx: {
+    to: Address;
+    data: Hex;
+    reference: string;
+  }): Promise<{ hash: Hex; status: 'pending' | 'confirmed' | 'reverted' | 'dropped' }>;
 }
 
 /** An authorization must stay valid this long after verification (the evm facilitator's margin). */
@@ -206,20 +214,28 @@ export function createLocalFacilitator(
         sig.s,
       ],
     });
-    let hash: Hex;
+    let sent: Awaited<ReturnType<SettlementChain['sendPlatformTransaction']>>;
     try {
-      hash = await chain.sendPlatformTransaction({ to: token, data });
+      sent = await chain.sendPlatformTransaction({
+        to: token,
+        data,
+        reference: `${network}:${token.toLowerCase()}:${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`,
+      });
     } catch (err) {
-      // Refused before broadcast (e.g. gas estimation hit the revert): was the authorization used first?
+      // Refused before broadcast (gas estimation hit the revert): was the authorization used first?
       return afterRevert(token, a, network, payer, err);
     }
-    let receipt: Awaited<ReturnType<PublicClient['waitForTransactionReceipt']>>;
+    // Stored and broadcast but not mined in time: the outcome is unknown, nothing may be decided.
+    if (sent.status === 'pending')
+      throw dependencyUnavailable('The settlement is not mined yet; retry later');
+    if (sent.status !== 'confirmed') return afterRevert(token, a, network, payer, undefined);
+    const hash = sent.hash;
+    let receipt: Awaited<ReturnType<PublicClient['getTransactionReceipt']>>;
     try {
-      receipt = await client.waitForTransactionReceipt({ hash, timeout: 60_000 });
+      receipt = await client.getTransactionReceipt({ hash });
     } catch (err) {
       throw rpcUnavailable(err);
     }
-    if (receipt.status !== 'success') return afterRevert(token, a, network, payer, undefined);
     const transfers = parseEventLogs({ abi: [transferEvent], logs: receipt.logs }).filter(
       (log) =>
         isAddressEqual(log.address, token) &&

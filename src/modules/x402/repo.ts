@@ -122,7 +122,7 @@ export async function countSettledPaymentForWallet(
   return one(
     ex,
     sql`UPDATE accounts SET successful_payments = successful_payments + 1
-        WHERE wallet_address = ${wallet}
+        WHERE id = (SELECT account_id FROM wallet_links WHERE wallet_address = ${wallet})
         RETURNING id, successful_payments`,
   );
 }

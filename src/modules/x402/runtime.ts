@@ -2,26 +2,36 @@
 // else in-process with the platform key), the payment terms read from the chain, and the chain module's
 // hook that marks a settled transfer as never claimable as a deposit.
 import { sql } from 'drizzle-orm';
-import { type Address, getAddress, type PublicClient, parseAbi } from 'viem';
+import {
+  type Address,
+  getAddress,
+  type Hex,
+  isAddressEqual,
+  parseAbi,
+  parseAbiItem,
+  parseEventLogs,
+} from 'viem';
 import { type Executor, one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import {
+  NoPlatformKey,
+  type ReadyChain,
+  readyChain,
+  sendPlatformTransaction,
+  waitForPlatformTransaction,
+} from '../chain/index.js';
 import { createRemoteFacilitator, dependencyUnavailable, type Facilitator } from './facilitator.js';
 import { createLocalFacilitator, type SettlementChain } from './local-facilitator.js';
 import type { PaymentTerms } from './protocol.js';
 
-/** What x402 needs from the chain module (adapted at wiring time, see index.ts). */
-export interface X402Chain extends SettlementChain {
-  chainId: number;
-  usdcAddress: Address;
-  platformWallet: Address;
-  /** Records a transfer the service settled so it can never be credited as a deposit (DESIGN.md 11). */
-  recordSettledTransfer(ex: Executor, transfer: SettledTransfer): Promise<void>;
-}
-
+/** The Transfer log of a settled payment, read from the chain (never taken from a facilitator's word). */
 export interface SettledTransfer {
+  chainId: number;
   txHash: string;
-  /** lowercase */
-  payer: string;
+  logIndex: number;
+  blockNumber: bigint;
+  from: string;
+  to: string;
   amount: bigint;
 }
 
@@ -30,50 +40,75 @@ export interface X402Runtime {
   terms(): Promise<PaymentTerms>;
   /** The endpoint's description for `resource.description`. */
   describe(providerId: string, slug: string): Promise<string>;
-  recordSettledTransfer(ex: Executor, transfer: SettledTransfer): Promise<void>;
+  /**
+   * The Transfer log (payer → payTo, amount) of a settlement transaction, or undefined when the
+   * transaction holds none. 503 when the RPC is down.
+   */
+  findSettledTransfer(txHash: string, payer: string, amount: bigint): Promise<SettledTransfer | undefined>;
 }
 
 const tokenMetadataAbi = parseAbi([
   'function name() view returns (string)',
   'function version() view returns (string)',
 ]);
+const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+/** How long a settlement may take to be mined before the call answers 503 (the reservation is kept). */
+const SETTLEMENT_WAIT_MS = 30_000;
 
-export function createX402Runtime(deps: AppDeps, chain: () => X402Chain | undefined): X402Runtime {
-  const requireChain = (): X402Chain => {
-    const c = chain();
-    if (!c) throw dependencyUnavailable('The chain is not available; retry later');
-    return c;
+function chainOf(deps: AppDeps): ReadyChain {
+  return readyChain(deps.chain);
+}
+
+/** The chain module's one transaction path, as the in-process facilitator needs it. */
+function settlementChain(deps: AppDeps): SettlementChain {
+  const chain = chainOf(deps);
+  return {
+    publicClient: chain.publicClient,
+    async sendPlatformTransaction({ to, data, reference }) {
+      let sent: Awaited<ReturnType<typeof sendPlatformTransaction>>;
+      try {
+        sent = await sendPlatformTransaction(deps, { purpose: 'x402_settlement', reference, to, data });
+      } catch (err) {
+        if (err instanceof NoPlatformKey) {
+          throw dependencyUnavailable('This service has no platform key to settle x402 payments with');
+        }
+        throw err;
+      }
+      const done = await waitForPlatformTransaction(deps, sent.id, SETTLEMENT_WAIT_MS);
+      return { hash: done.txHash, status: done.status };
+    },
   };
+}
+
+export function createX402Runtime(deps: AppDeps): X402Runtime {
   const facilitatorUrl = deps.config.x402.facilitatorUrl;
-  const lazyLocal = (): Facilitator => createLocalFacilitator(requireChain(), () => deps.clock.now());
+  // Built on first use: the devnet chain may be started after the app is built.
   let local: Facilitator | undefined;
+  const localFacilitator = () => {
+    local ??= createLocalFacilitator(settlementChain(deps), () => deps.clock.now());
+    return local;
+  };
   const facilitator: Facilitator = facilitatorUrl
     ? createRemoteFacilitator(facilitatorUrl)
     : {
         kind: 'local',
-        verify: (p, r) => {
-          local ??= lazyLocal();
-          return local.verify(p, r);
-        },
-        settle: (p, r) => {
-          local ??= lazyLocal();
-          return local.settle(p, r);
-        },
-        supported: () => {
-          local ??= lazyLocal();
-          return local.supported();
-        },
+        verify: (p, r) => localFacilitator().verify(p, r),
+        settle: (p, r) => localFacilitator().settle(p, r),
+        supported: () => localFacilitator().supported(),
       };
 
   // The EIP-712 domain is a fact of the token: read once from the chain, not configured.
   let terms: Promise<PaymentTerms> | undefined;
   async function readTerms(): Promise<PaymentTerms> {
-    const c = requireChain();
-    const client: PublicClient = c.publicClient;
+    const c = chainOf(deps);
     try {
       const [tokenName, tokenVersion] = await Promise.all([
-        client.readContract({ address: c.usdcAddress, abi: tokenMetadataAbi, functionName: 'name' }),
-        client.readContract({ address: c.usdcAddress, abi: tokenMetadataAbi, functionName: 'version' }),
+        c.publicClient.readContract({ address: c.usdcAddress, abi: tokenMetadataAbi, functionName: 'name' }),
+        c.publicClient.readContract({
+          address: c.usdcAddress,
+          abi: tokenMetadataAbi,
+          functionName: 'version',
+        }),
       ]);
       return {
         chainId: c.chainId,
@@ -106,6 +141,58 @@ export function createX402Runtime(deps: AppDeps, chain: () => X402Chain | undefi
       );
       return row?.description ?? `${providerId}/${slug}`;
     },
-    recordSettledTransfer: (ex, transfer) => requireChain().recordSettledTransfer(ex, transfer),
+    async findSettledTransfer(txHash, payer, amount) {
+      const c = chainOf(deps);
+      let receipt: Awaited<ReturnType<typeof c.publicClient.getTransactionReceipt>>;
+      try {
+        receipt = await c.publicClient.getTransactionReceipt({ hash: txHash as Hex });
+      } catch {
+        throw dependencyUnavailable('The chain RPC is unavailable; retry later');
+      }
+      if (receipt.status !== 'success') return undefined;
+      const log = parseEventLogs({ abi: [transferEvent], logs: receipt.logs }).find(
+        (l) =>
+          isAddressEqual(l.address, c.usdcAddress) &&
+          isAddressEqual(l.args.from, payer as Address) &&
+          isAddressEqual(l.args.to, c.platformWallet) &&
+          l.args.value === amount,
+      );
+      if (!log) return undefined;
+      return {
+        chainId: c.chainId,
+        txHash: receipt.transactionHash.toLowerCase(),
+        logIndex: log.logIndex,
+        blockNumber: receipt.blockNumber,
+        from: payer.toLowerCase(),
+        to: c.platformWallet.toLowerCase(),
+        amount,
+      };
+    },
   };
+}
+
+/**
+ * Records a settled x402 transfer in the chain module's table of accounted transfers (kind 'x402'), so it
+ * can never be claimed as a deposit nor credited by the watcher (DESIGN.md section 11).
+ */
+export async function recordSettledTransfer(
+  ex: Executor,
+  t: SettledTransfer,
+): Promise<'recorded' | 'deposit'> {
+  const inserted = await one<{ kind: string }>(
+    ex,
+    sql`INSERT INTO chain_transfers (chain_id, tx_hash, log_index, kind, from_address, to_address, amount_credits,
+                                     block_number)
+        VALUES (${t.chainId}, ${t.txHash}, ${t.logIndex}, 'x402', ${t.from}, ${t.to}, ${t.amount.toString()},
+                ${t.blockNumber.toString()})
+        ON CONFLICT DO NOTHING
+        RETURNING kind`,
+  );
+  if (inserted) return 'recorded';
+  const existing = await one<{ kind: string }>(
+    ex,
+    sql`SELECT kind FROM chain_transfers
+        WHERE chain_id = ${t.chainId} AND tx_hash = ${t.txHash} AND log_index = ${t.logIndex}`,
+  );
+  return existing?.kind === 'deposit' ? 'deposit' : 'recorded';
 }

@@ -33,7 +33,7 @@ import {
   releasePayment,
   reservePayment,
 } from './repo.js';
-import type { X402Runtime } from './runtime.js';
+import { recordSettledTransfer, type X402Runtime } from './runtime.js';
 
 export interface X402CallInput {
   providerId: string;
@@ -98,6 +98,14 @@ export async function handleX402Call(
 
   const verdict = await rt.facilitator.verify(payment.payload, requirements);
   if (!verdict.isValid) {
+    // A concurrent replay of this very payment may have settled it on-chain since we looked: its answer
+    // is ours too.
+    const racing = await findPayment(deps.db.orm, key);
+    if (racing && racing.signature === signature) {
+      const done =
+        racing.status === 'settled' ? racing : await waitWhileReserved(deps, key, racing.deadline_at);
+      if (done?.status === 'settled') return replayOrRefuse(done, signature, refuse);
+    }
     return refuse(
       verdict.invalidReason ?? 'invalid_payment',
       verdict.invalidMessage ?? 'The payment was refused',
@@ -193,39 +201,64 @@ export async function handleX402Call(
     return refuse(settled.errorReason ?? 'settlement_failed', settled.errorMessage ?? 'Settlement failed');
   }
 
+  // The transfer is read back from the chain: a facilitator's word is not an on-chain fact.
+  const transfer = await rt.findSettledTransfer(settled.transaction, key.payer, endpoint.priceCredits);
+  if (!transfer) {
+    await deps.db.orm.transaction(async (tx) => {
+      await releasePayment(tx, paymentId);
+      await recordX402Call(tx, {
+        ...callRecord,
+        outcome,
+        providerStatus: response.status,
+        refundReason: null,
+      });
+    });
+    return refuse(
+      'invalid_exact_evm_transfer_event_mismatch',
+      'The settlement holds no transfer of the price',
+    );
+  }
   const status = response.status < 300 ? 200 : response.status;
-  const body = providerAnswer(
-    endpoint,
-    callId,
-    response,
-    settled.transaction,
-    key.payer,
-    terms.network,
-    input,
-  );
+  const body = providerAnswer(endpoint, callId, response, transfer.txHash, key.payer, terms.network, input);
   const paymentHeader = paymentResponseHeader({
     success: true,
-    transaction: settled.transaction,
+    transaction: transfer.txHash,
     network: requirements.network,
-    payer: settled.payer ?? payment.authorization.from,
+    payer: payment.authorization.from,
   });
-  const account = await deps.db.orm.transaction(async (tx) => {
+  const outcomeOfSettlement = await deps.db.orm.transaction(async (tx) => {
+    // Recorded first: a transfer already credited as a deposit (claimed in the moment between mining and
+    // here) has paid for credits, not for this call.
+    if ((await recordSettledTransfer(tx, transfer)) === 'deposit') {
+      const claimed = answer402(
+        resource,
+        requirements,
+        'payment_claimed_as_deposit',
+        'This transfer was credited to an account as a deposit; it cannot pay for a call too',
+      );
+      await markSettled(tx, {
+        id: paymentId,
+        txHash: transfer.txHash,
+        responseStatus: claimed.status,
+        responseBody: claimed.body,
+        paymentResponse: '',
+        settledAt: deps.clock.now(),
+      });
+      return { kind: 'claimed' as const, answer: claimed };
+    }
     await markSettled(tx, {
       id: paymentId,
-      txHash: settled.transaction,
+      txHash: transfer.txHash,
       responseStatus: status,
       responseBody: body,
       paymentResponse: paymentHeader,
       settledAt: deps.clock.now(),
     });
-    await rt.recordSettledTransfer(tx, {
-      txHash: settled.transaction,
-      payer: key.payer,
-      amount: endpoint.priceCredits,
-    });
     await recordX402Call(tx, { ...callRecord, outcome, providerStatus: response.status, refundReason: null });
-    return countSettledPaymentForWallet(tx, key.payer);
+    return { kind: 'paid' as const, account: await countSettledPaymentForWallet(tx, key.payer) };
   });
+  if (outcomeOfSettlement.kind === 'claimed') return outcomeOfSettlement.answer;
+  const { account } = outcomeOfSettlement;
   if (account) invalidateTrustTier(account.id, account.successful_payments);
   return { status, headers: paymentHeaders(paymentHeader), body };
 }
@@ -269,12 +302,13 @@ function replayOrRefuse(
 async function waitWhileReserved(
   deps: AppDeps,
   key: PaymentKey,
-  deadlineAt: Date,
+  deadlineAt: Date | string,
 ): Promise<PaymentRow | undefined> {
   for (;;) {
     const row = await findPayment(deps.db.orm, key);
     if (!row || row.status === 'settled') return row;
-    if (Date.now() >= Math.min(deadlineAt.getTime(), new Date(row.deadline_at).getTime())) return row;
+    if (Date.now() >= Math.min(new Date(deadlineAt).getTime(), new Date(row.deadline_at).getTime()))
+      return row;
     await new Promise((resolve) => setTimeout(resolve, RESERVED_POLL_MS));
   }
 }
