@@ -168,7 +168,6 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`${idpVars.join(', ')} must be set together (only ${idpSet.join(', ')} set)`);
   }
 
-  const production = svcEnv === 'production';
   return {
     port,
     host,

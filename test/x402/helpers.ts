@@ -62,7 +62,6 @@ export async function offerOf(url: string, body: unknown): Promise<PaymentRequir
 
 /** A payment header signed by the stock client for `offer`, with the requirements changed by `tweak`. */
 export async function signedHeader(
-  chain: TestChain,
   account: PrivateKeyAccount,
   offer: PaymentRequired,
   tweak: (r: PaymentRequirements) => PaymentRequirements = (r) => r,

@@ -165,7 +165,7 @@ describe('x402 with a stock client', () => {
     const before = await balanceOf(chain, payer.address);
     const url = `${base}/x402/${providerId}/echo`;
     const hitsBefore = provider.hits('/echo');
-    const { header } = await signedHeader(chain, payer, await offerOf(url, { city: 'Rome' }));
+    const { header } = await signedHeader(payer, await offerOf(url, { city: 'Rome' }));
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => paidCall(url, header, { city: 'Rome' })),
     );
@@ -196,7 +196,7 @@ describe('x402 with a stock client', () => {
     const payer = await fundedWallet(t, '1');
     const before = await balanceOf(chain, payer.address);
     const url = `${base}/x402/${providerId}/echo`;
-    const { header } = await signedHeader(chain, payer, await offerOf(url, { city: 'Lima' }));
+    const { header } = await signedHeader(payer, await offerOf(url, { city: 'Lima' }));
     const res = await paidCall(url, header, { city: 'Lima' }, 'X-PAYMENT');
     expect(res.status).toBe(200);
     expect(res.headers.get('X-PAYMENT-RESPONSE')).toBeTruthy();
