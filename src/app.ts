@@ -17,10 +17,12 @@ import { authRoutes } from './modules/auth/routes.js';
 import { billingRoutes } from './modules/billing/routes.js';
 import { catalogRoutes } from './modules/catalog/routes.js';
 import { chainRoutes } from './modules/chain/index.js';
+import { depositRoutes } from './modules/deposits/index.js';
 import { discoveryRoutes } from './modules/discovery/routes.js';
 import { executionRoutes } from './modules/execution/routes.js';
 import { keysRoutes } from './modules/keys/routes.js';
 import { ledgerAdminRoutes } from './modules/ledger/routes.js';
+import { subscribeDepositMails } from './modules/notifications/deposit-mail.js';
 import { registerRateLimiting } from './modules/ratelimit/plugin.js';
 import { walletRoutes } from './modules/wallet/routes.js';
 import { createX402Runtime, x402Routes } from './modules/x402/index.js';
@@ -120,6 +122,12 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(executionRoutes);
   await app.register(walletRoutes);
   await app.register(chainRoutes);
+  await app.register(depositRoutes);
+  // Reactions: a confirmed deposit is mailed (payment confirmed) by the notifications module.
+  const unsubscribeDepositMails = subscribeDepositMails(deps, (err) =>
+    app.log.error({ err }, 'deposit mail'),
+  );
+  app.addHook('onClose', async () => unsubscribeDepositMails());
   await app.register(billingRoutes);
   app.decorate('x402', createX402Runtime(deps));
   await app.register(x402Routes);

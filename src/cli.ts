@@ -1,10 +1,12 @@
 // `svc` command line. Admin sub-commands call the same service functions as the admin API.
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminCommands } from './cli-admin.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { closeDeps, createDeps } from './deps.js';
+import { runDepositCli } from './modules/deposits/cli.js';
 
 function formatCommand(c: { usage: string; summary: string }): string {
   const head = `  admin ${c.usage}`;
@@ -15,6 +17,8 @@ const USAGE = `usage: svc <command>
 
   start                      run the service (same as npm start)
   migrate                    apply database migrations and exit
+  deposit --amount <usdc>    devnet: fund the account of SVC_API_KEY (or --api-key) with a real on-chain
+                             USDC deposit (faucet, link, transfer, submit); --url, --wallet-file
   admin token                print the admin token
 ${adminCommands.map(formatCommand).join('\n')}
 `;
@@ -40,6 +44,30 @@ async function main(argv: string[]) {
       const applied = await migrate(db);
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       await db.close();
+      return 0;
+    }
+    case 'deposit': {
+      const { values } = parseArgs({
+        args: [sub, ...rest].filter((a): a is string => a !== undefined),
+        options: {
+          amount: { type: 'string' },
+          'api-key': { type: 'string' },
+          url: { type: 'string' },
+          'wallet-file': { type: 'string' },
+        },
+      });
+      if (!values.amount) {
+        console.error(USAGE);
+        return 2;
+      }
+      const deposit = await runDepositCli({
+        url: (values.url ?? config.publicUrl).replace(/\/$/, ''),
+        amount: values.amount,
+        apiKey: values['api-key'] ?? config.cliApiKey,
+        walletFile: values['wallet-file'] ?? path.join(config.dataDir, 'devnet', 'cli-wallet.key'),
+        log: (line) => console.log(line),
+      });
+      console.log(JSON.stringify(deposit, null, 2));
       return 0;
     }
     case 'admin': {

@@ -42,6 +42,8 @@ export interface Config {
     sessionSecret: string | undefined;
   };
   sampleProviders: boolean;
+  /** API key the `svc` command line uses against a running service (SVC_API_KEY). */
+  cliApiKey: string | undefined;
   rateLimitMultiplier: number;
   /** Rate limits per window (before the multiplier) and trust-tier thresholds (docs/ratelimit.md). */
   rateLimit: RateLimitConfig;
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       sessionSecret,
     },
     sampleProviders: bool(env, 'SVC_SAMPLE_PROVIDERS', svcEnv === 'devnet'),
+    cliApiKey: str(env, 'SVC_API_KEY'),
     rateLimitMultiplier: positiveNumber(env, 'SVC_RATE_LIMIT_MULTIPLIER', 1),
     rateLimit: rateLimitConfig(env),
     trustProxy: trustProxyList(env),

@@ -13,6 +13,10 @@ import { createMailer, type Mailer } from './modules/notifications/mailer.js';
 /** In-process events between modules (e.g. catalog changes invalidate discovery caches). */
 export interface DomainEvents {
   'catalog.changed': [{ providerId: string }];
+  /** A USDC deposit was credited (after commit): the notifications module mails the receipt. */
+  'deposit.confirmed': [
+    { id: string; accountId: string; txHash: string; amountCredits: bigint; newBalanceCredits: bigint },
+  ];
 }
 
 export class EventBus extends EventEmitter<DomainEvents> {}

@@ -2,6 +2,7 @@
 import { purgeSignInStateJob } from '../modules/auth/jobs.js';
 import { expirePaymentsJob } from '../modules/billing/jobs.js';
 import { platformTransactionsJob } from '../modules/chain/index.js';
+import { depositWatcherJob } from '../modules/deposits/index.js';
 import { refreshEndpointStatsJob } from '../modules/execution/stats.js';
 import { sweepAbandonedCallsJob } from '../modules/execution/sweeper.js';
 import { notificationJobs } from '../modules/notifications/jobs.js';
@@ -14,4 +15,5 @@ export const backgroundJobs: BackgroundJob[] = [
   expirePaymentsJob,
   purgeSignInStateJob,
   platformTransactionsJob,
+  depositWatcherJob,
 ];

@@ -1,12 +1,9 @@
 // The catalogue and the code stay in sync: every code the source uses is catalogued, and every catalogued
-// code is used somewhere (except the on-chain deposit codes reserved for POST /v1/wallet/deposit, which
-// is not built yet — see docs/decisions.md).
+// code is used somewhere.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERRORS } from '../../src/errors/catalogue.js';
-
-const RESERVED_UNTIL_DEPOSITS = ['SVC-PAY-002', 'SVC-PAY-003', 'SVC-PAY-004', 'SVC-PAY-005', 'SVC-PAY-006'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -28,9 +25,7 @@ describe('error catalogue', () => {
   });
 
   it('has no code that nobody throws', () => {
-    const unused = Object.keys(ERRORS).filter(
-      (code) => !used.has(code) && !RESERVED_UNTIL_DEPOSITS.includes(code),
-    );
+    const unused = Object.keys(ERRORS).filter((code) => !used.has(code));
     expect(unused).toEqual([]);
   });
 

@@ -75,22 +75,44 @@ export async function findOrCreateAccountByEmail(ex: Executor, email: string): P
   return account;
 }
 
-/** The account of a wallet, created by its first valid signature. Addresses are stored lowercase. */
+/**
+ * The account a wallet is linked to (DESIGN.md section 11), or a new account linked to it when the wallet
+ * is not linked anywhere (its first valid signature). Addresses are stored lowercase. Concurrent first
+ * signatures (on any instance) end in one account: the link's primary key decides, the loser's account
+ * creation is rolled back with its transaction.
+ */
 export async function findOrCreateAccountByWallet(ex: Executor, wallet: string): Promise<AccountRef> {
   const address = wallet.toLowerCase();
-  const created = await one<AccountRef>(
-    ex,
-    sql`INSERT INTO accounts (id, wallet_address) VALUES (${newId('acc')}, ${address})
-        ON CONFLICT (wallet_address) DO NOTHING RETURNING id, status, wallet_address`,
-  );
-  const account =
-    created ??
-    (await one<AccountRef>(
+  const linked = () =>
+    one<AccountRef>(
       ex,
-      sql`SELECT id, status, wallet_address FROM accounts WHERE wallet_address = ${address}`,
-    ));
-  if (!account) throw new Error(`account for wallet ${address} vanished`);
-  return account;
+      sql`SELECT a.id, a.status, a.wallet_address FROM wallet_links l JOIN accounts a ON a.id = l.account_id
+          WHERE l.wallet_address = ${address}`,
+    );
+  const existing = await linked();
+  if (existing) return existing;
+  try {
+    return await ex.transaction(async (tx) => {
+      // The account's own wallet column is set only when no other account still holds it.
+      const account = await one<AccountRef>(
+        tx,
+        sql`INSERT INTO accounts (id, wallet_address)
+            VALUES (${newId('acc')}, CASE WHEN EXISTS (SELECT 1 FROM accounts WHERE wallet_address = ${address})
+                                          THEN NULL ELSE ${address} END)
+            RETURNING id, status, wallet_address`,
+      );
+      if (!account) throw new Error('account insert returned no row');
+      await tx.execute(
+        sql`INSERT INTO wallet_links (wallet_address, account_id) VALUES (${address}, ${account.id})`,
+      );
+      return account;
+    });
+  } catch (err) {
+    if (!isUniqueViolation(err)) throw err;
+    const winner = await linked();
+    if (!winner) throw new Error(`account for wallet ${address} vanished`);
+    return winner;
+  }
 }
 
 export interface AccountStatusChange {

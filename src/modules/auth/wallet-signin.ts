@@ -58,6 +58,7 @@ interface NonceRow {
   expires_at: string;
   account_id: string | null;
   status: AccountRef['status'] | null;
+  account_wallet: string | null;
 }
 
 /** True when `signature` is the wallet's signature of `message`: EOA, else EIP-1271 if a chain is set. */
@@ -95,16 +96,19 @@ export async function resolveWalletSignature(
   const { signatures } = authRuntime(deps);
   const cacheKey = sha256Hex(`${address}|${nonce}|${signature.toLowerCase()}`);
   if (signatures.has(cacheKey, nowMs)) {
+    // A wallet signs in to the account it is linked to (DESIGN.md section 11).
     const account = await one<AccountRef>(
       deps.db.orm,
-      sql`SELECT id, status, wallet_address FROM accounts WHERE wallet_address = ${address}`,
+      sql`SELECT a.id, a.status, a.wallet_address FROM wallet_links l JOIN accounts a ON a.id = l.account_id
+          WHERE l.wallet_address = ${address}`,
     );
     if (account) return account;
   }
   const row = await one<NonceRow>(
     deps.db.orm,
-    sql`SELECT n.wallet_address, n.message, n.expires_at, a.id AS account_id, a.status
-        FROM auth_wallet_nonces n LEFT JOIN accounts a ON a.wallet_address = n.wallet_address
+    sql`SELECT n.wallet_address, n.message, n.expires_at, a.id AS account_id, a.status, a.wallet_address AS account_wallet
+        FROM auth_wallet_nonces n LEFT JOIN wallet_links l ON l.wallet_address = n.wallet_address
+        LEFT JOIN accounts a ON a.id = l.account_id
         WHERE n.nonce = ${nonce}`,
   );
   if (!row || row.wallet_address !== address) return undefined;
@@ -113,7 +117,28 @@ export async function resolveWalletSignature(
   if (!(await signatureValid(deps, address, row.message, signature as Hex))) return undefined;
   signatures.add(cacheKey, expiresAtMs);
   if (row.account_id && row.status) {
-    return { id: row.account_id, status: row.status, wallet_address: address };
+    return { id: row.account_id, status: row.status, wallet_address: row.account_wallet };
   }
   return findOrCreateAccountByWallet(deps.db.orm, address);
+}
+
+/**
+ * True when `signature` is the wallet's signature of an unexpired challenge issued to that wallet (the
+ * proof of control that linking a wallet to an account needs; DESIGN.md section 11).
+ */
+export async function verifyChallengeSignature(
+  deps: AppDeps,
+  wallet: string,
+  nonce: string,
+  signature: string,
+): Promise<boolean> {
+  if (!SIGNATURE_PATTERN.test(signature) || !NONCE_PATTERN.test(nonce)) return false;
+  const address = wallet.toLowerCase();
+  const row = await one<{ wallet_address: string; message: string; expires_at: string }>(
+    deps.db.orm,
+    sql`SELECT wallet_address, message, expires_at FROM auth_wallet_nonces WHERE nonce = ${nonce}`,
+  );
+  if (!row || row.wallet_address !== address) return false;
+  if (toDate(row.expires_at).getTime() <= deps.clock.now().getTime()) return false;
+  return signatureValid(deps, address, row.message, signature as Hex);
 }

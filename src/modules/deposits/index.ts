@@ -1,0 +1,15 @@
+// Deposits and linked wallets (DESIGN.md section 11): the routes, the deposit watcher job, and what other
+// modules may call (x402 records the transfers it settled so they are never claimed as deposits).
+export { AlreadyCredited, creditDeposit, type Deposit, recordSettledTransfers } from './credit.js';
+export {
+  accountsOfWallets,
+  linkedWallets,
+  linkWallet,
+  listLinks,
+  unlinkWallet,
+  type WalletLink,
+} from './links.js';
+export { depositRoutes } from './routes.js';
+export { submitDeposit } from './service.js';
+export { depositTransfers, type IncomingTransfer } from './verify.js';
+export { depositWatcherJob, scanDeposits } from './watcher.js';
