@@ -11,7 +11,7 @@ import {
   parseAbiItem,
   parseEventLogs,
 } from 'viem';
-import { type Executor, one } from '../../db/index.js';
+import { one, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import {
   NoPlatformKey,
@@ -20,6 +20,7 @@ import {
   sendPlatformTransaction,
   waitForPlatformTransaction,
 } from '../chain/index.js';
+import { recordSettledTransfers } from '../deposits/index.js';
 import { createRemoteFacilitator, dependencyUnavailable, type Facilitator } from './facilitator.js';
 import { createLocalFacilitator, type SettlementChain } from './local-facilitator.js';
 import type { PaymentTerms } from './protocol.js';
@@ -172,25 +173,22 @@ export function createX402Runtime(deps: AppDeps): X402Runtime {
 }
 
 /**
- * Records a settled x402 transfer in the chain module's table of accounted transfers (kind 'x402'), so it
- * can never be claimed as a deposit nor credited by the watcher (DESIGN.md section 11).
+ * Records a settled x402 transfer through the deposits module (kind 'x402' in chain_transfers), so it can
+ * never be claimed as a deposit nor credited by the watcher (DESIGN.md section 11). Returns 'deposit' when
+ * the same log was credited as a deposit first (claimed between mining and here).
  */
 export async function recordSettledTransfer(
-  ex: Executor,
+  tx: Tx,
+  deps: AppDeps,
   t: SettledTransfer,
 ): Promise<'recorded' | 'deposit'> {
-  const inserted = await one<{ kind: string }>(
-    ex,
-    sql`INSERT INTO chain_transfers (chain_id, tx_hash, log_index, kind, from_address, to_address, amount_credits,
-                                     block_number)
-        VALUES (${t.chainId}, ${t.txHash}, ${t.logIndex}, 'x402', ${t.from}, ${t.to}, ${t.amount.toString()},
-                ${t.blockNumber.toString()})
-        ON CONFLICT DO NOTHING
-        RETURNING kind`,
-  );
-  if (inserted) return 'recorded';
+  await recordSettledTransfers(tx, deps, {
+    txHash: t.txHash,
+    blockNumber: t.blockNumber,
+    transfers: [{ logIndex: t.logIndex, from: t.from, amount: t.amount }],
+  });
   const existing = await one<{ kind: string }>(
-    ex,
+    tx,
     sql`SELECT kind FROM chain_transfers
         WHERE chain_id = ${t.chainId} AND tx_hash = ${t.txHash} AND log_index = ${t.logIndex}`,
   );

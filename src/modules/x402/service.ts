@@ -229,7 +229,7 @@ export async function handleX402Call(
   const outcomeOfSettlement = await deps.db.orm.transaction(async (tx) => {
     // Recorded first: a transfer already credited as a deposit (claimed in the moment between mining and
     // here) has paid for credits, not for this call.
-    if ((await recordSettledTransfer(tx, transfer)) === 'deposit') {
+    if ((await recordSettledTransfer(tx, deps, transfer)) === 'deposit') {
       const claimed = answer402(
         resource,
         requirements,
