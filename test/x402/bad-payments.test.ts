@@ -36,7 +36,7 @@ beforeAll(async () => {
   ]);
   url = `${base}/x402/${providerId}/echo`;
   offer = await offerOf(url, { city: 'Oslo' });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await t?.close();

@@ -28,7 +28,7 @@ describe.skipIf(!shared)('x402 on two instances (skipped on PGlite: it cannot be
     const { providerId } = await registerProvider(a, provider.url, [{ slug: 'echo', price_usdc: '0.25' }]);
     urlA = `${await listen(a)}/x402/${providerId}/echo`;
     urlB = `${await listen(b)}/x402/${providerId}/echo`;
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await b?.close();

@@ -43,7 +43,7 @@ beforeAll(async () => {
     { slug: 'fail', price_usdc: '0.25' },
     { slug: 'bad-request', price_usdc: '0.5' },
   ]));
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await t?.close();
