@@ -29,6 +29,7 @@ import { ledgerAdminRoutes } from './modules/ledger/index.js';
 import { subscribeDepositMails } from './modules/notifications/index.js';
 import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
 import { walletRoutes } from './modules/wallet/index.js';
+import { createX402Runtime, x402Routes } from './modules/x402/index.js';
 import { subscribeModules } from './wiring.js';
 
 declare module 'fastify' {
@@ -145,6 +146,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   );
   app.addHook('onClose', async () => unsubscribeDepositMails());
   await app.register(billingRoutes);
+  app.decorate('x402', createX402Runtime(deps));
+  await app.register(x402Routes);
 
   return app;
 }

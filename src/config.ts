@@ -32,6 +32,8 @@ export interface Config {
     /** Loopback port of the self-started devnet chain; 0 = a free one. */
     devnetChainPort: number;
   };
+  /** x402 (DESIGN.md section 12): a remote facilitator's base URL; unset = settle in-process. */
+  x402: { facilitatorUrl: string | undefined };
   auth: {
     jwksUrl: string | undefined;
     issuer: string | undefined;
@@ -189,6 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
           }
         : undefined,
     chain: chainConfig(env, svcEnv),
+    x402: { facilitatorUrl: url(env, 'SVC_X402_FACILITATOR_URL', ['http:', 'https:']) },
     auth: {
       jwksUrl: url(env, 'SVC_AUTH_JWKS_URL', ['http:', 'https:']),
       issuer: str(env, 'SVC_AUTH_ISSUER'),

@@ -1,5 +1,7 @@
 // Paid execution: resolve the endpoint, debit, forward to the provider, settle or refund; the sweeper of
 // abandoned calls and the endpoint quality figures.
+export { forwardToProvider, type ProviderResult } from './forward.js';
+export { parametersToSchema, type ResolvedEndpoint } from './resolve.js';
 export { executionRoutes } from './routes.js';
 export {
   createExecutionRuntime,
@@ -7,6 +9,6 @@ export {
   type ExecutionRuntime,
   outcomesWritten,
 } from './runtime.js';
-export { type ExecuteInput, type ExecuteResult, executeCall } from './service.js';
+export { type ExecuteInput, type ExecuteResult, executeCall, failureOf, validateParams } from './service.js';
 export { refreshEndpointStats, refreshEndpointStatsJob } from './stats.js';
 export { SWEEP_MARGIN_MS, sweepAbandonedCalls, sweepAbandonedCallsJob } from './sweeper.js';

@@ -57,6 +57,13 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      if (request.caller.kind === 'anonymous' || request.caller.kind === 'wallet') {
+        // No credential: say where the same call can be paid per call with x402 (DESIGN.md section 12).
+        const { providerId, endpointSlug } = request.params;
+        throw new AppError('SVC-AUTH-001', undefined, {
+          x402_url: `${deps.config.publicUrl}/x402/${encodeURIComponent(providerId)}/${encodeURIComponent(endpointSlug)}`,
+        });
+      }
       const caller = accountOf(request);
       const result = await executeCall(app, {
         accountId: caller.accountId,

@@ -138,7 +138,7 @@ export async function executeCall(app: ExecutionContext, input: ExecuteInput): P
   return { status, body, replayed: false };
 }
 
-function validateParams(endpoint: ResolvedEndpoint, body: unknown): Record<string, unknown> {
+export function validateParams(endpoint: ResolvedEndpoint, body: unknown): Record<string, unknown> {
   const params = body === undefined || body === null ? {} : body;
   if (typeof params !== 'object' || Array.isArray(params)) {
     throw new AppError('SVC-EXE-003', 'Request body must be a JSON object', {
@@ -259,7 +259,7 @@ interface Failure {
 }
 
 /** Provider results that are refunded (SPEC.md 3.6): 5xx, timeout, connection failure, unreadable answer. */
-function failureOf(result: ProviderResult): Failure | undefined {
+export function failureOf(result: ProviderResult): Failure | undefined {
   switch (result.kind) {
     case 'timeout':
       return { code: 'SVC-EXE-005', reason: 'timeout', outcome: 'timeout', providerStatus: null };

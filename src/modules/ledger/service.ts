@@ -188,6 +188,8 @@ export async function checkLedgerInvariants(ex: Executor): Promise<InvariantViol
                sum(-e.amount_credits) FILTER (WHERE e.type = 'debit') AS debit_sum,
                count(e.seq) FILTER (WHERE e.type = 'refund') AS refunds
         FROM calls c LEFT JOIN ledger_entries e ON e.call_id = c.id
+        -- Calls paid from a balance; x402 calls (no account) are paid on-chain, with no ledger entry.
+        WHERE c.account_id IS NOT NULL
         GROUP BY c.id, c.status, c.refunded, c.price_credits
         HAVING count(e.seq) FILTER (WHERE e.type = 'debit') <> 1
             OR sum(-e.amount_credits) FILTER (WHERE e.type = 'debit') <> c.price_credits
