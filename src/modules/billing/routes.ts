@@ -8,7 +8,7 @@ import { accountOf, requireAccount } from '../auth/guards.js';
 import { outcomesWritten } from '../execution/runtime.js';
 import { getBalance, listTransactions } from './account-views.js';
 import { checkoutPageRoutes } from './checkout-routes.js';
-import { updateAlerts, updateLimits } from './controls.js';
+import { getAlerts, getLimits, updateAlerts, updateLimits } from './controls.js';
 import { createCoupon, redeemCoupon } from './coupons.js';
 import { invalid } from './dates.js';
 import { createCheckout, listPayments, MAX_CHECKOUT_CENTS, MIN_CHECKOUT_CENTS } from './payments.js';
@@ -131,6 +131,15 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  app.get(
+    '/v1/billing/limits',
+    {
+      onRequest: requireAccount,
+      schema: { tags, security, summary: 'Current spending limits', response: { 200: S.Limits, ...errors } },
+    },
+    async (request) => getLimits(deps, accountOf(request).accountId),
+  );
+
   app.put(
     '/v1/billing/limits',
     {
@@ -138,6 +147,15 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, security, body: S.LimitsBody, response: { 200: S.Limits, ...errors } },
     },
     async (request) => updateLimits(deps, accountOf(request).accountId, request.body),
+  );
+
+  app.get(
+    '/v1/billing/alerts',
+    {
+      onRequest: requireAccount,
+      schema: { tags, security, summary: 'Current alert settings', response: { 200: S.Alerts, ...errors } },
+    },
+    async (request) => getAlerts(deps, accountOf(request).accountId),
   );
 
   app.put(
