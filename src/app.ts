@@ -16,6 +16,7 @@ import { makeRequireAdmin } from './modules/auth/guards.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { billingRoutes } from './modules/billing/routes.js';
 import { catalogRoutes } from './modules/catalog/routes.js';
+import { dashboardRoutes } from './modules/dashboard/index.js';
 import { discoveryRoutes } from './modules/discovery/routes.js';
 import { executionRoutes } from './modules/execution/routes.js';
 import { keysRoutes } from './modules/keys/routes.js';
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(executionRoutes);
   await app.register(walletRoutes);
   await app.register(billingRoutes);
+  await app.register(dashboardRoutes);
 
   return app;
 }

@@ -12,8 +12,9 @@ declare module 'fastify' {
 }
 
 /** Routes that are not counted (docs/ratelimit.md says why). Matched on the route pattern, not the URL. */
-const EXEMPT_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/docs', '/docs-json']);
-const EXEMPT_PREFIXES = ['/docs/', '/checkout/'];
+const EXEMPT_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/docs', '/docs-json', '/', '/dashboard']);
+// The dashboard's shell and assets are static like /docs; its API calls are counted as usual.
+const EXEMPT_PREFIXES = ['/docs/', '/checkout/', '/dashboard/'];
 const STRIPE_WEBHOOK = '/v1/billing/webhooks/stripe';
 
 function isExempt(request: FastifyRequest, adminToken: string): boolean {
