@@ -109,7 +109,13 @@ function spendChart(daily: UsageByDay['daily'], container: HTMLElement): HTMLEle
       axes: [{ stroke: '#333' }, { stroke: '#333', size: 60 }],
       series: [
         {},
-        { label: 'USDC', fill: '#1d5fbf', stroke: '#1d5fbf', paths: uPlot.paths.bars?.({ size: [0.7, 40] }) },
+        {
+          label: 'USDC',
+          fill: '#1d5fbf',
+          stroke: '#1d5fbf',
+          points: { show: false },
+          paths: uPlot.paths.bars?.({ size: [0.7, 40] }),
+        },
       ],
     },
     [xs, ys],
