@@ -1,2 +1,2 @@
 // The dashboard (DESIGN.md section 15): the landing page at `/` and the browser app at `/dashboard`.
-export { dashboardRoutes } from './routes.js';
+export { contentSecurityPolicy, dashboardRoutes } from './routes.js';
