@@ -241,7 +241,7 @@ describe('dashboard in Chromium', { timeout: 90_000 }, () => {
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, `${hash} at 375 px`).toBeLessThanOrEqual(0);
       }
-      await screenshot(page, 'balance-375px');
+      await screenshot(page, 'limits-375px');
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
     }
