@@ -27,6 +27,7 @@ let providerId: string;
 let apiKey = '';
 const cspErrors: string[] = [];
 
+// Building an app and starting Chromium on a shared 2-core machine can take over a minute.
 beforeAll(async () => {
   served = await serveApp();
   upstream = await startProviderServer();
@@ -39,10 +40,11 @@ beforeAll(async () => {
   ]));
   browser = await launchBrowser();
   page = await browser.context.newPage();
+  page.setDefaultTimeout(45_000);
   page.on('console', (msg) => {
     if (/Content Security Policy/i.test(msg.text())) cspErrors.push(msg.text());
   });
-});
+}, 180_000);
 afterAll(async () => {
   await browser?.close();
   await upstream?.close();
