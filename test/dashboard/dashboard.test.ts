@@ -182,6 +182,11 @@ describe('dashboard in Chromium', { timeout: 90_000 }, () => {
     const lines = csv.trim().split(/\r?\n/);
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(providerId);
+
+    // The call shows in the 30-day chart's table on the balance page.
+    await open('overview', 'Balance');
+    await page.getByText('0.25 USDC over 1 calls.').waitFor();
+    await screenshot(page, 'balance-with-spend');
   });
 
   it('sets a daily limit that the API then reports', async () => {
@@ -220,13 +225,19 @@ describe('dashboard in Chromium', { timeout: 90_000 }, () => {
     await page.getByRole('heading', { level: 3, name: `Test provider ${providerId} · echo` }).waitFor();
   });
 
-  it('says so when this server has no deposit routes', async () => {
+  it('shows the deposit address, or says so when this server has no deposit routes', async () => {
     await open('deposit', 'Deposit USDC');
+    // Without the chain module the route is missing (404) and the page says so; with it, the page shows the
+    // address, or the API's error (e.g. a chain that is not ready) with its code.
     const deposits = await api('GET', '/v1/wallet/deposit-address', {});
     if (deposits.status === 404) {
       await page.getByText('USDC deposits are not available on this server.').waitFor();
+    } else if (deposits.status === 200) {
+      const { data } = (await deposits.json()) as { data: { platform_wallet: string } };
+      await expect(page.getByTestId('platform-wallet').textContent()).resolves.toBe(data.platform_wallet);
     } else {
-      await page.getByTestId('platform-wallet').waitFor();
+      const { error } = (await deposits.json()) as { error: { code: string } };
+      await page.getByRole('alert').getByText(`Code ${error.code}`, { exact: false }).waitFor();
     }
     await expectAccessible('deposit');
   });

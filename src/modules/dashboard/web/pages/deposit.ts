@@ -50,10 +50,12 @@ async function optional<T>(load: () => Promise<T>): Promise<T | null> {
 async function claimDeposit(txHash: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     try {
-      const deposit = await apiData<{ amount_usdc?: string }>('POST', '/v1/wallet/deposit', {
-        tx_hash: txHash,
-      });
-      return deposit.amount_usdc ? `Deposit credited: ${usdc(deposit.amount_usdc)}.` : 'Deposit credited.';
+      const deposit = await apiData<{ amount_usdc: string; new_balance_usdc: string }>(
+        'POST',
+        '/v1/wallet/deposit',
+        { tx_hash: txHash },
+      );
+      return `Deposit credited: ${usdc(deposit.amount_usdc)}. New balance: ${usdc(deposit.new_balance_usdc)}.`;
     } catch (err) {
       if (err instanceof ApiError && err.code === 'SVC-PAY-006' && attempt < 20) {
         await new Promise((resolve) => setTimeout(resolve, 3000));
