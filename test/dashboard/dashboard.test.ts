@@ -185,7 +185,7 @@ describe('dashboard in Chromium', { timeout: 90_000 }, () => {
 
     // The call shows in the 30-day chart's table on the balance page.
     await open('overview', 'Balance');
-    await page.getByText('0.25 USDC over 1 calls.').waitFor();
+    await page.getByText('0.25 USDC over 1 call.').waitFor();
     await screenshot(page, 'balance-with-spend');
   });
 

@@ -24,3 +24,8 @@ export function utcDay(d: Date): string {
 export function daysAgo(n: number, from = new Date()): Date {
   return new Date(from.getTime() - n * 86_400_000);
 }
+
+/** "1 call", "2 calls". */
+export function calls(count: number): string {
+  return `${count} ${count === 1 ? 'call' : 'calls'}`;
+}

@@ -2,7 +2,7 @@
 import uPlot from 'uplot';
 import { api } from '../api.js';
 import { h, table } from '../dom.js';
-import { daysAgo, usdc, utcDay } from '../format.js';
+import { calls, daysAgo, usdc, utcDay } from '../format.js';
 import type { Page } from '../main.js';
 import { errorBox, loading, pageTitle } from '../ui.js';
 
@@ -70,7 +70,7 @@ export const overviewPage: Page = {
     try {
       const usage = await api<UsageByDay>('GET', `/v1/billing/usage?from=${utcDay(from)}&to=${utcDay(to)}`);
       section.append(
-        h('p', {}, `${usdc(usage.summary.totalUsdcSpent)} over ${usage.summary.totalCalls} calls.`),
+        h('p', {}, `${usdc(usage.summary.totalUsdcSpent)} over ${calls(usage.summary.totalCalls)}.`),
         spendChart(usage.daily, section),
         h(
           'details',

@@ -2,7 +2,7 @@
 // from a blob: the token never goes into a link).
 import { api, request } from '../api.js';
 import { field, h, table } from '../dom.js';
-import { daysAgo, usdc, utcDay } from '../format.js';
+import { calls, daysAgo, usdc, utcDay } from '../format.js';
 import type { Page } from '../main.js';
 import { act, empty, errorBox, loading, pageTitle } from '../ui.js';
 
@@ -32,7 +32,7 @@ export const usagePage: Page = {
           h(
             'p',
             {},
-            `${usdc(usage.summary.totalUsdcSpent)} over ${usage.summary.totalCalls} calls, ${usage.summary.dateRange.from} to ${usage.summary.dateRange.to} (UTC).`,
+            `${usdc(usage.summary.totalUsdcSpent)} over ${calls(usage.summary.totalCalls)}, ${usage.summary.dateRange.from} to ${usage.summary.dateRange.to} (UTC).`,
           ),
           usage.providers.length === 0
             ? empty('No calls in this range.')
