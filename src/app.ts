@@ -21,6 +21,7 @@ import {
 import { billingRoutes } from './modules/billing/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
 import { chainRoutes } from './modules/chain/index.js';
+import { dashboardRoutes } from './modules/dashboard/index.js';
 import { depositRoutes } from './modules/deposits/index.js';
 import { discoveryRoutes } from './modules/discovery/index.js';
 import { createExecutionRuntime, executionRoutes } from './modules/execution/index.js';
@@ -148,6 +149,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(billingRoutes);
   app.decorate('x402', createX402Runtime(deps));
   await app.register(x402Routes);
+  await app.register(dashboardRoutes);
 
   return app;
 }

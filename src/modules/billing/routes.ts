@@ -9,7 +9,7 @@ import { accountOf } from '../auth/index.js';
 import { outcomesWritten } from '../execution/index.js';
 import { getBalance, listTransactions } from './account-views.js';
 import { checkoutPageRoutes } from './checkout-routes.js';
-import { updateAlerts, updateLimits } from './controls.js';
+import { getAlerts, getLimits, updateAlerts, updateLimits } from './controls.js';
 import { createCoupon, redeemCoupon } from './coupons.js';
 import { invalid } from './dates.js';
 import { createCheckout, listPayments, MAX_CHECKOUT_CENTS, MIN_CHECKOUT_CENTS } from './payments.js';
@@ -132,6 +132,15 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  app.get(
+    '/v1/billing/limits',
+    {
+      config: { auth: 'account' },
+      schema: { tags, security, summary: 'Current spending limits', response: { 200: S.Limits, ...errors } },
+    },
+    async (request) => getLimits(deps, accountOf(request).accountId),
+  );
+
   app.put(
     '/v1/billing/limits',
     {
@@ -139,6 +148,15 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, security, body: S.LimitsBody, response: { 200: S.Limits, ...errors } },
     },
     async (request) => updateLimits(deps, accountOf(request).accountId, request.body),
+  );
+
+  app.get(
+    '/v1/billing/alerts',
+    {
+      config: { auth: 'account' },
+      schema: { tags, security, summary: 'Current alert settings', response: { 200: S.Alerts, ...errors } },
+    },
+    async (request) => getAlerts(deps, accountOf(request).accountId),
   );
 
   app.put(
