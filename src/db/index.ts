@@ -152,4 +152,3 @@ export function pgErrorCode(err: unknown): string | undefined {
 }
 
 export const isUniqueViolation = (err: unknown) => pgErrorCode(err) === '23505';
-export const isRetryable = (err: unknown) => ['40001', '40P01'].includes(pgErrorCode(err) ?? '');

@@ -239,7 +239,8 @@ async function debit(
       case 'balance':
         throw insufficient(price, refusal.available);
       case 'none':
-        if (attempt >= DEBIT_ATTEMPTS) throw insufficient(price, 0n);
+        // Out of attempts: report the balance as it is, not zero.
+        if (attempt >= DEBIT_ATTEMPTS) throw insufficient(price, refusal.available);
     }
   }
 }
