@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
-import { matchEvidence } from '../src/modules/discovery/ranking/match-quality.js';
+import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/match-quality.js';
 import { QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
 import { buildSearchIndex, type SearchIndex } from '../src/modules/discovery/ranking/search-index.js';
 import { type CatalogueEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
@@ -61,15 +61,13 @@ const allowedFor = (q: DevQuery) => {
 const ours: Ranker = (q) => {
   const hits = scoreQuery(index, q.query, allowedFor(q));
   const top = hits[0];
-  const strength = top ? matchStrength(index, q.query, top.index, top.relevance) : 0;
+  const strength = top ? strengthOf(index, q.query, top.index, top.relevance) : 0;
   return { ranked: hits.map((h) => keyOf(h.index)), strength };
 };
 
-/** The rule behind `meta.match_quality` (see match-quality.ts). */
-function matchStrength(ix: SearchIndex, query: string, doc: number, relevance: number): number {
-  const e = matchEvidence(ix, query, doc);
-  void relevance;
-  return e.coverage;
+/** The score behind `meta.match_quality` (see match-quality.ts). */
+function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: number): number {
+  return matchStrength(relevance, matchEvidence(ix, query, doc));
 }
 
 /** Plain BM25 over each endpoint's texts (one field, lowercase words, no stemming): the reference. */
@@ -139,7 +137,10 @@ function fitBlend(train: DevQuery[]): Tunables {
 
 /** Threshold on strength: flags as many training no-answer queries as possible while flagging at most
  *  `maxFalse` of the answerable ones; the midpoint between the two classes' nearest scores. */
-function calibrate(train: Array<{ strength: number; answerable: boolean }>, maxFalse = 0.025): number {
+function calibrate(
+  train: Array<{ strength: number; answerable: boolean }>,
+  maxFalse = Number(process.env.EVAL_MAX_FALSE ?? 0.025),
+): number {
   const pos = train.filter((t) => t.answerable).map((t) => t.strength);
   const allowed = Math.floor(maxFalse * pos.length);
   const sortedPos = [...pos].sort((a, b) => a - b);
