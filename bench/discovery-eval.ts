@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
-import { loadDictionary } from '../src/modules/discovery/ranking/dictionary.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
 import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/match-quality.js';
 import { QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
@@ -24,7 +23,7 @@ const extraQueries = JSON.parse(
   readFileSync(path.join(import.meta.dirname, 'discovery-extra-queries.json'), 'utf8'),
 ) as DevQuery[];
 const endpoints = toCatalogueEndpoints(providers);
-const index = buildSearchIndex(endpoints, loadWordVectors(), loadDictionary());
+const index = buildSearchIndex(endpoints, loadWordVectors());
 const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;
 const answerable = (q: DevQuery) => Object.keys(q.relevant).length > 0;
 

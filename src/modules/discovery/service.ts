@@ -3,7 +3,6 @@
 // plus the caches of SPEC.md 8.4: matching results 5 minutes, quality metrics 1 minute.
 import type { AppDeps } from '../../deps.js';
 import { type EndpointEmbeddings, embedEndpoints, embedTexts, similarities } from './embeddings.js';
-import { loadDictionary } from './ranking/dictionary.js';
 import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
 import { matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
@@ -82,13 +81,6 @@ export function wordVectors(): WordVectors {
   return sharedVectors;
 }
 
-let sharedDictionary: ReadonlySet<string> | undefined;
-/** Read-only too (~60,000 stems). */
-function dictionary(): ReadonlySet<string> {
-  sharedDictionary ??= loadDictionary();
-  return sharedDictionary;
-}
-
 export class DiscoveryService {
   private snapshot: Snapshot | undefined;
   private rebuilding: Promise<Snapshot> | undefined;
@@ -133,7 +125,7 @@ export class DiscoveryService {
     const changes = this.changes;
     const fingerprint = await catalogueFingerprint(this.deps.db.orm);
     const endpoints = await loadCatalogue(this.deps.db.orm);
-    const index = buildSearchIndex(endpoints, wordVectors(), dictionary());
+    const index = buildSearchIndex(endpoints, wordVectors());
     const embeddings = await this.embedCatalogue(endpoints);
     this.generation += 1;
     this.matches.clear();

@@ -124,9 +124,8 @@ export function analyse(index: SearchIndex, query: string): QueryWord[] {
   for (const raw of contentWords(query)) {
     let word = raw;
     let s = stem(word);
-    // A word the catalogue lacks and general English barely knows is most likely a typo (unless the
-    // dictionary knows it: a rare real word is not a misspelt catalogue word).
-    if (!index.vocab.has(s) && index.vectors.sif(word) > 0.99 && !index.dictionary.has(s)) {
+    // A word the catalogue lacks and general English barely knows is most likely a typo.
+    if (!index.vocab.has(s) && index.vectors.sif(word) > 0.99) {
       const fixed = correctTypo(index, word) ?? correctToEnglish(index, word);
       if (fixed) {
         word = fixed;

@@ -64,8 +64,6 @@ export interface SearchIndex {
   /** Row i = unit mean vector of endpoint i. */
   docVectors: Float32Array;
   vectors: WordVectors;
-  /** Stems of real English words (a query word found here is never treated as a typo). */
-  dictionary: ReadonlySet<string>;
   /** Per-snapshot memo of query word -> similar catalogue stems (words repeat across queries). */
   neighbourCache: Map<string, Array<{ entry: VocabEntry; sim: number }>>;
   /** Per-snapshot memo of misspelt query word -> catalogue word ('' = none close enough). */
@@ -95,11 +93,7 @@ function fieldTexts(e: CatalogueEndpoint): Record<FieldName, string> {
   };
 }
 
-export function buildSearchIndex(
-  endpoints: CatalogueEndpoint[],
-  vectors: WordVectors,
-  dictionary: ReadonlySet<string> = new Set(),
-): SearchIndex {
+export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVectors): SearchIndex {
   const dims = vectors.dims;
   const n = endpoints.length;
   const docs: IndexedDoc[] = [];
@@ -224,7 +218,6 @@ export function buildSearchIndex(
     keyStems,
     docVectors,
     vectors,
-    dictionary,
     neighbourCache: new Map(),
     typoCache: new Map(),
   };
