@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { valueWords, WEAK_MATCH_BELOW } from '../../src/modules/discovery/ranking/match-quality.js';
+import { WEAK_MATCH_BELOW } from '../../src/modules/discovery/ranking/match-quality.js';
+import { valueWords } from '../../src/modules/discovery/ranking/text.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { SMALL_CATALOGUE } from './catalogue.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf } from './helpers.js';

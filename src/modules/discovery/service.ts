@@ -268,7 +268,8 @@ export class DiscoveryService {
     const snapshot = await this.currentIndex(req.fresh);
     const { qualities, boosts, load } = await this.qualityMetrics(snapshot, req.fresh);
     const rankedKey = JSON.stringify(
-      [snapshot.generation, load, normaliseQuery(req.query ?? ''), req.filters],
+      // Case kept: match strength reads capitalised names in the query as values (match-quality.ts).
+      [snapshot.generation, load, (req.query ?? '').trim().replace(/\s+/g, ' '), req.filters],
       (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
     );
     const cached = req.fresh ? undefined : this.ranked.get(rankedKey);
@@ -298,7 +299,7 @@ export class DiscoveryService {
       req.query === undefined
         ? undefined
         : best
-          ? matchStrength(best.relevance, matchEvidence(snapshot.index, normaliseQuery(req.query), best.at))
+          ? matchStrength(best.relevance, matchEvidence(snapshot.index, req.query, best.at))
           : 0;
     const found: Discovered = { results: top, total: passing.length, strength };
     remember(this.ranked, rankedKey, found);

@@ -4,7 +4,7 @@
 // carry the query's meaning are found in that endpoint at all.
 import { analyse, neighboursOf, QUERY_TUNING } from './query.js';
 import type { SearchIndex, VocabEntry } from './search-index.js';
-import { words } from './text.js';
+import { valueWords } from './text.js';
 
 export interface MatchEvidence {
   /** Weighted share of the query's words the endpoint contains (or a word of similar meaning), in [0, 1]. */
@@ -29,27 +29,6 @@ function contains(entry: VocabEntry, doc: number): boolean {
     else hi = mid - 1;
   }
   return false;
-}
-
-/**
- * Words of the query that look like values rather than asks: a capitalised word inside the sentence
- * (Nairobi, Claude), an all-capitals ticker (NVDA), anything with a digit (9am, 18-wheeler) or a dot
- * (acme.com, vitalik.eth). A catalogue rarely contains them, and it need not: "weather in Nairobi" is
- * fully answered by a weather endpoint. Unmatched, they do not count against the match.
- */
-export function valueWords(query: string): Set<string> {
-  const out = new Set<string>();
-  query.split(/\s+/).forEach((token, i) => {
-    const bare = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
-    if (!bare) return;
-    const value =
-      /\d/.test(bare) ||
-      /[.@/]/.test(bare) ||
-      (i > 0 && /^\p{Lu}\p{Ll}/u.test(bare)) ||
-      (bare.length >= 2 && /^[\p{Lu}\p{N}]+$/u.test(bare) && /\p{Lu}/u.test(bare));
-    if (value) for (const w of words(bare)) out.add(w);
-  });
-  return out;
 }
 
 /** Evidence that endpoint `doc` answers `query`: per query word, the best credit the endpoint gives it. */
