@@ -71,7 +71,11 @@ const ours: Ranker = (q) => {
 
 /** The score behind `meta.match_quality` (see match-quality.ts). */
 function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: number): number {
-  return matchStrength(relevance, matchEvidence(ix, query, doc));
+  const evidence = matchEvidence(ix, query, doc);
+  // `--strength=coverage-meaning`: an alternative measured against the shipped rule (docs/discovery.md).
+  if (process.argv.includes('--strength=coverage-meaning'))
+    return evidence.coverage * Math.max(0, evidence.meaning);
+  return matchStrength(relevance, evidence);
 }
 
 /** Plain BM25 over each endpoint's texts (one field, lowercase words, no stemming): the reference. */
