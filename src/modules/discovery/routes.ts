@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
 import { usdcNumberToCredits } from '../../lib/money.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
+import { matchQualityOf } from './ranking/match-quality.js';
 import { DISCOVER_LIMIT_DEFAULT, type DiscoverBody, discoverRouteSchema, HTTP_METHODS } from './schemas.js';
 import { DiscoveryService } from './service.js';
 import { discoveryItem } from './views.js';
@@ -60,6 +61,8 @@ function toFilters(body: DiscoverBody): DiscoveryFilters {
   return filters;
 }
 
+const roundStrength = (s: number) => Math.round(Math.min(1, Math.max(0, s)) * 10_000) / 10_000;
+
 /** `Cache-Control: no-cache` (or no-store) counts only from an authenticated caller. */
 function wantsFresh(request: FastifyRequest): boolean {
   if (request.caller.kind !== 'account') return false;
@@ -80,7 +83,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const query = body.query?.trim() ? body.query.trim() : undefined;
       const filters = toFilters(body);
       if (query === undefined && Object.keys(filters).length === 0) throw new AppError('SVC-DSC-001');
-      const { results, total } = await service.discover({
+      const { results, total, strength } = await service.discover({
         query,
         filters,
         limit: body.limit ?? DISCOVER_LIMIT_DEFAULT,
@@ -91,6 +94,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         meta: {
           request_id: request.id,
           total_results: total,
+          ...(strength === undefined
+            ? {}
+            : { match_quality: matchQualityOf(strength), match_strength: roundStrength(strength) }),
           query_time_ms: Math.round((performance.now() - started) * 100) / 100,
         },
       };
