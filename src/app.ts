@@ -20,6 +20,7 @@ import { discoveryRoutes } from './modules/discovery/routes.js';
 import { executionRoutes } from './modules/execution/routes.js';
 import { keysRoutes } from './modules/keys/routes.js';
 import { ledgerAdminRoutes } from './modules/ledger/routes.js';
+import { collectRouteSchemas, mcpRoutes } from './modules/mcp/index.js';
 import { registerRateLimiting } from './modules/ratelimit/plugin.js';
 import { walletRoutes } from './modules/wallet/routes.js';
 
@@ -76,7 +77,9 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       (await resolveCaller(deps, request));
     Object.defineProperty(request, 'caller', { value: caller, writable: true, configurable: true });
     // A suspended account is refused on every call it makes with its credentials (SPEC.md 3.1).
-    if (caller.kind === 'account' && caller.status !== 'active') throw new AppError('SVC-AUTH-004');
+    // (/mcp refuses it per tool call instead, as a tool result: src/modules/mcp/routes.ts.)
+    if (caller.kind === 'account' && caller.status !== 'active' && !request.routeOptions.config?.mcpTransport)
+      throw new AppError('SVC-AUTH-004');
   });
 
   await registerRateLimiting(app);
@@ -109,6 +112,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     }
   });
 
+  // Before the routes: MCP tools reuse their response schemas as output schemas.
+  const routeSchemas = collectRouteSchemas(app);
   await app.register(authAdminRoutes);
   await app.register(authRoutes);
   await app.register(keysRoutes);
@@ -118,6 +123,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(executionRoutes);
   await app.register(walletRoutes);
   await app.register(billingRoutes);
+  await app.register(mcpRoutes, { routeSchemas });
 
   return app;
 }

@@ -20,6 +20,8 @@ function isExempt(request: FastifyRequest, adminToken: string): boolean {
   const pattern = request.routeOptions.url;
   // No matching route (404): counted like any other request.
   if (pattern === undefined) return false;
+  // Counted per tool call, by the route each call runs (docs/mcp.md).
+  if (request.routeOptions.config?.mcpTransport) return true;
   if (EXEMPT_ROUTES.has(pattern) || pattern === STRIPE_WEBHOOK) return true;
   if (EXEMPT_PREFIXES.some((p) => pattern.startsWith(p))) return true;
   if (pattern.startsWith('/v1/admin/')) {
