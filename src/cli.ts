@@ -1,7 +1,7 @@
 // `svc` command line. Admin sub-commands call the same service functions as the admin API.
 import { parseArgs } from 'node:util';
 import { adminCommands } from './cli-admin.js';
-import { ConfigError, loadConfig, loadMcpBridgeConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { closeDeps, createDeps } from './deps.js';
@@ -23,17 +23,7 @@ ${adminCommands.map(formatCommand).join('\n')}
 async function main(argv: string[]) {
   const [command, sub, ...rest] = argv;
   // The stdio relay talks to a running service: it needs none of the service's own configuration.
-  if (command === 'mcp') {
-    const { runStdioBridge } = await import('./modules/mcp/index.js');
-    try {
-      await runStdioBridge(loadMcpBridgeConfig());
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      console.error(`Configuration error: ${err.message}`);
-      return 1;
-    }
-    return 0;
-  }
+  if (command === 'mcp') return (await import('./cli-mcp.js')).runMcpCommand();
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
