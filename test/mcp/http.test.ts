@@ -230,6 +230,37 @@ describe('errors as tool results', () => {
     expect(await balanceCredits(t, acc.accountId)).toBe(1_000_000n);
   });
 
+  it('an unknown or revoked API key is SVC-AUTH-001 on paid tools, from the next call on', async () => {
+    const acc = await t.createAccount();
+    await fund(t, acc.accountId, '1');
+    const created = await t.inject({
+      method: 'POST',
+      url: '/v1/keys',
+      headers: { 'x-svc-api-key': acc.apiKey },
+      payload: { name: 'agent' },
+    });
+    expect(created.statusCode).toBe(201);
+    const agentKey = created.json().data as { id: string; key: string };
+    const agent = await client({ 'x-svc-api-key': agentKey.key });
+    expect(structured(await callTool(agent, 'svc_balance'))).toMatchObject({ balance_usdc: '1' });
+
+    const revoked = await t.inject({
+      method: 'DELETE',
+      url: `/v1/keys/${agentKey.id}`,
+      headers: { 'x-svc-api-key': acc.apiKey },
+    });
+    expect(revoked.statusCode).toBe(200);
+    for (const [name, args] of [
+      ['svc_balance', {}],
+      ['svc_execute', { provider_id: providerId, endpoint: 'echo', params: { city: 'Lima' } }],
+    ] as const) {
+      expect(toolError(await callTool(agent, name, args)).code, name).toBe('SVC-AUTH-001');
+    }
+    const unknown = await client({ 'x-svc-api-key': `svc_sk_${'x'.repeat(40)}` });
+    expect(toolError(await callTool(unknown, 'svc_balance')).code).toBe('SVC-AUTH-001');
+    expect(await balanceCredits(t, acc.accountId)).toBe(1_000_000n);
+  });
+
   it('an unknown tool is a protocol error', async () => {
     const c = await client();
     await expect(c.callTool({ name: 'svc_teleport', arguments: {} })).rejects.toThrow(/Unknown tool/);

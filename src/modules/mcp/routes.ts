@@ -9,7 +9,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { outputSchema, type RouteSchemas } from './schemas.js';
 import { createMcpServer, type McpToolset } from './server.js';
-import { runTool, ToolArguments } from './service.js';
+import { internalError, runTool, ToolArguments } from './service.js';
 import { TOOLS } from './tools.js';
 
 declare module 'fastify' {
@@ -43,7 +43,9 @@ function webRequest(request: FastifyRequest): Request {
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) headers.set(name, value.join(', '));
   }
-  const url = `${request.protocol}://${request.hostname}${request.url}`;
+  // Only the path matters to the transport (no DNS-rebinding check here: credentials are headers, not
+  // cookies); a fixed origin spares us a Host header that may be absent.
+  const url = `http://localhost${request.url}`;
   const body = typeof request.body === 'string' ? request.body : undefined;
   return new Request(url, { method: request.method, headers, body });
 }
@@ -85,9 +87,15 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
     async (request, reply) => {
       const repeated: Record<string, string> = {};
       const server = createMcpServer(tools(), async (tool, args) => {
-        const outcome = await runTool(app, request, tool, args);
-        Object.assign(repeated, outcome.headers);
-        return outcome.result;
+        try {
+          const outcome = await runTool(app, request, tool, args);
+          Object.assign(repeated, outcome.headers);
+          return outcome.result;
+        } catch (err) {
+          // Never a stack or an internal message to the client: the request id leads to the log line.
+          request.log.error({ err, tool: tool.name }, 'mcp tool call failed');
+          return internalError(request.id);
+        }
       });
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,

@@ -49,6 +49,13 @@ export function errorResult(error: ErrorResult): CallToolResult {
   return toolResult({ error }, true);
 }
 
+/** SVC-SYS-001 as a tool result, quoting the request id of the /mcp request. */
+export function internalError(requestId: string): CallToolResult {
+  return errorResult(
+    fromAppError('SVC-SYS-001', `Internal error; quote request id ${requestId}`, { request_id: requestId }),
+  );
+}
+
 function fromAppError(code: ErrorCode, message?: string, details: Record<string, unknown> = {}) {
   const err = new AppError(code, message, details);
   return { code: err.code, message: err.message, details: err.details };
