@@ -74,6 +74,17 @@ describe('tools/list', () => {
     }
   });
 
+  it("takes each result schema from its route's own response schema", () => {
+    const result = (name: string) =>
+      (tools.find((tool) => tool.name === name)?.outputSchema?.anyOf as { properties?: object }[])[0] ?? {};
+    expect(Object.keys(result('svc_balance').properties ?? {})).toContain('balance_usdc');
+    expect(Object.keys(result('svc_discover').properties ?? {})).toEqual(['results', 'meta']);
+    expect(Object.keys(result('svc_call_history').properties ?? {})).toEqual(['data', 'pagination']);
+    expect(Object.keys(result('svc_get_endpoint').properties ?? {})).toContain('pricing');
+    expect(Object.keys(result('svc_auth_status').properties ?? {})).toContain('rate_limit');
+    expect(Object.keys(result('svc_execute').properties ?? {})).toEqual(['svc', 'data']);
+  });
+
   it('answers GET and DELETE /mcp with 405 (stateless server: no stream, no session)', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await fetch(`${t.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });

@@ -77,7 +77,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
     done(null, body),
   );
 
-  const schema = { tags: ['mcp'], hide: false };
+  const schema = { tags: ['mcp'] };
   app.post(
     '/mcp',
     {
