@@ -58,7 +58,8 @@ describe('rate limits through tool calls', () => {
     const other = await connect(t.url, { 'x-svc-api-key': acc.apiKey });
     clients.push(other);
     expect(toolError(await callTool(other, 'svc_balance')).code).toBe('SVC-RATE-001');
-  });
+    // A dozen sequential round trips: give a loaded machine room.
+  }, 90_000);
 
   it('anonymous callers are limited per IP address', async () => {
     const c = await connect(t.url);

@@ -39,7 +39,7 @@ beforeAll(async () => {
       stderr: 'pipe',
     }),
   );
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await client?.close();
