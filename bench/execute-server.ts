@@ -3,8 +3,8 @@
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
-import { backgroundJobs } from '../src/jobs/registry.js';
 import { startJobs } from '../src/jobs/runner.js';
+import { backgroundJobs } from '../src/wiring.js';
 
 const config = loadConfig(process.env);
 const deps = await createDeps(config, {

@@ -8,21 +8,26 @@ import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerRoutePolicy } from './http/route-policy.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
-import { authAdminRoutes } from './modules/auth/admin-routes.js';
-import { cachedKeyCaller, resolveCaller } from './modules/auth/caller.js';
-import { makeRequireAdmin } from './modules/auth/guards.js';
-import { authRoutes } from './modules/auth/routes.js';
-import { billingRoutes } from './modules/billing/routes.js';
-import { catalogRoutes } from './modules/catalog/routes.js';
-import { discoveryRoutes } from './modules/discovery/routes.js';
-import { executionRoutes } from './modules/execution/routes.js';
-import { keysRoutes } from './modules/keys/routes.js';
-import { ledgerAdminRoutes } from './modules/ledger/routes.js';
+import {
+  authAdminRoutes,
+  authRoutes,
+  cachedKeyCaller,
+  makeRequireAdmin,
+  resolveCaller,
+} from './modules/auth/index.js';
+import { billingRoutes } from './modules/billing/index.js';
+import { catalogRoutes } from './modules/catalog/index.js';
+import { discoveryRoutes } from './modules/discovery/index.js';
+import { createExecutionRuntime, executionRoutes } from './modules/execution/index.js';
+import { keysRoutes } from './modules/keys/index.js';
+import { ledgerAdminRoutes } from './modules/ledger/index.js';
 import { collectRouteSchemas, mcpRoutes } from './modules/mcp/index.js';
-import { registerRateLimiting } from './modules/ratelimit/plugin.js';
-import { walletRoutes } from './modules/wallet/routes.js';
+import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
+import { walletRoutes } from './modules/wallet/index.js';
+import { subscribeModules } from './wiring.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -62,7 +67,12 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  subscribeModules(deps);
   app.decorate('deps', deps);
+  // Per-app state, built once here and closed with the app (docs/architecture.md).
+  const execution = createExecutionRuntime(deps, app.log);
+  app.decorate('execution', execution);
+  app.addHook('onClose', () => execution.close());
   app.decorate('requireAdmin', makeRequireAdmin(deps.secrets.adminToken));
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
   registerErrorHandling(app);
@@ -83,6 +93,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   });
 
   await registerRateLimiting(app);
+  registerRoutePolicy(app, deps.secrets.adminToken);
 
   if (config.env !== 'production') {
     await app.register(swagger, {
@@ -102,20 +113,26 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   }
 
   registerMetrics(app);
-  app.get('/healthz', { schema: { tags: ['health'] } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { tags: ['health'] } }, async (_request, reply) => {
-    try {
-      await deps.db.orm.execute(sql`SELECT 1`);
-      return { status: 'ready' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable' });
-    }
-  });
+  app.get('/healthz', { schema: { tags: ['health'] }, config: { rateLimit: 'exempt' } }, async () => ({
+    status: 'ok',
+  }));
+  app.get(
+    '/readyz',
+    { schema: { tags: ['health'] }, config: { rateLimit: 'exempt' } },
+    async (_request, reply) => {
+      try {
+        await deps.db.orm.execute(sql`SELECT 1`);
+        return { status: 'ready' };
+      } catch {
+        return reply.status(503).send({ status: 'unavailable' });
+      }
+    },
+  );
 
   // Before the routes: MCP tools reuse their response schemas as output schemas.
   const routeSchemas = collectRouteSchemas(app);
   await app.register(authAdminRoutes);
-  await app.register(authRoutes);
+  await app.register(authRoutes, { rateLimitStatus });
   await app.register(keysRoutes);
   await app.register(catalogRoutes);
   await app.register(discoveryRoutes);

@@ -1,19 +1,12 @@
 // Admin sub-commands of the CLI. Each calls the same service function as the matching admin API route.
-import type { AppDeps } from './deps.js';
-import { changeAccountStatus, createAccountWithKey } from './modules/auth/accounts.js';
-import { createCoupon } from './modules/billing/coupons.js';
-import { providerAdminCommands } from './modules/catalog/cli.js';
-import { creditAccountByAdmin } from './modules/ledger/admin-credit.js';
-import { toLedgerTransaction } from './modules/ledger/format.js';
-import { mailAdminCommands } from './modules/notifications/cli.js';
+import type { AdminCommand } from './lib/admin-command.js';
+import { changeAccountStatus, createAccountWithKey } from './modules/auth/index.js';
+import { createCoupon } from './modules/billing/index.js';
+import { providerAdminCommands } from './modules/catalog/index.js';
+import { creditAccountByAdmin, toLedgerTransaction } from './modules/ledger/index.js';
+import { mailAdminCommands } from './modules/notifications/index.js';
 
-export interface AdminCommand {
-  name: string;
-  usage: string;
-  summary: string;
-  options: Record<string, { type: 'string' }>;
-  run(deps: AppDeps, args: Record<string, string | undefined>): Promise<unknown>;
-}
+export type { AdminCommand } from './lib/admin-command.js';
 
 function required(args: Record<string, string | undefined>, name: string): string {
   const v = args[name];

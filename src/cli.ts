@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { closeDeps, createDeps } from './deps.js';
+import { subscribeModules } from './wiring.js';
 
 function formatCommand(c: { usage: string; summary: string }): string {
   const head = `  admin ${c.usage}`;
@@ -47,6 +48,7 @@ async function main(argv: string[]) {
     }
     case 'admin': {
       const deps = await createDeps(config);
+      subscribeModules(deps);
       try {
         if (sub === 'token') {
           console.log(deps.secrets.adminToken);

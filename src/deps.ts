@@ -2,12 +2,12 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { createMailer, type Mailer } from './adapters/mailer.js';
 import type { Config } from './config.js';
-import { type Database, openDatabase } from './db/index.js';
+import { type Database, type Executor, openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { loadOrCreateSecret, randomBase62, randomHex } from './lib/secrets.js';
-import { createMailer, type Mailer } from './modules/notifications/mailer.js';
 
 /** In-process events between modules (e.g. catalog changes invalidate discovery caches). */
 export interface DomainEvents {
@@ -15,6 +15,58 @@ export interface DomainEvents {
 }
 
 export class EventBus extends EventEmitter<DomainEvents> {}
+
+/**
+ * Reactions that must commit or roll back with the event that causes them (an e-mail queued in the
+ * outbox with the refund that it announces): the module where the event happens runs the hook inside its
+ * transaction, the reacting module subscribes at wiring time (src/wiring.ts). Plain events that need no
+ * transaction go on `events`. docs/architecture.md lists who raises and who handles each.
+ */
+export interface DomainHooks {
+  /** Any decrease of a balance (debit, payment refund): low-balance and depleted mails. */
+  'balance.decreased': { accountId: string; balanceBefore: bigint; balanceAfter: bigint };
+  /** A call was refused by the daily limit; run on an executor that commits. */
+  'daily-limit.reached': { accountId: string; limitCredits: bigint; spentCredits: bigint; day: string };
+  'call.refunded': {
+    accountId: string;
+    callId: string;
+    providerId: string;
+    endpointSlug: string;
+    credits: bigint;
+    reason: string;
+  };
+  'payment.completed': {
+    accountId: string;
+    paymentId: string;
+    amountUsdCents: number;
+    credits: bigint;
+    newBalance: bigint;
+    receiptUrl?: string;
+  };
+  'account.suspended': { accountId: string; reason: string | null };
+  /** An e-mail login code was issued; it must reach the address (`accountId` when one exists). */
+  'login-code.issued': { email: string; code: string; codeId: string; accountId?: string; now: Date };
+}
+
+type HookHandler<K extends keyof DomainHooks> = (ex: Executor, payload: DomainHooks[K]) => Promise<void>;
+
+/** Awaited, in-transaction hooks (see DomainHooks). One handler per (hook, subscriber). */
+export class Hooks {
+  private readonly handlers = new Map<keyof DomainHooks, Map<string, HookHandler<never>>>();
+
+  /** Subscribes `subscriber` (a module name) to `name`; subscribing again replaces its handler. */
+  on<K extends keyof DomainHooks>(name: K, subscriber: string, handler: HookHandler<K>): void {
+    const forName = this.handlers.get(name) ?? new Map<string, HookHandler<never>>();
+    forName.set(subscriber, handler as HookHandler<never>);
+    this.handlers.set(name, forName);
+  }
+
+  async run<K extends keyof DomainHooks>(name: K, ex: Executor, payload: DomainHooks[K]): Promise<void> {
+    for (const handler of this.handlers.get(name)?.values() ?? []) {
+      await (handler as HookHandler<K>)(ex, payload);
+    }
+  }
+}
 
 export interface Secrets {
   adminToken: string;
@@ -33,6 +85,8 @@ export interface AppDeps {
   redisPrefix: string;
   clock: Clock;
   events: EventBus;
+  /** In-transaction reactions of other modules (see DomainHooks). */
+  hooks: Hooks;
   secrets: Secrets;
   /** E-mail transport: SMTP when SMTP_URL is set, else .eml files under <data dir>/outbox. */
   mailer: Mailer;
@@ -89,6 +143,7 @@ export async function createDeps(config: Config, opts: CreateDepsOptions = {}): 
     redisPrefix: opts.redisPrefix ?? 'svc:',
     clock: opts.clock ?? systemClock,
     events: new EventBus(),
+    hooks: new Hooks(),
     secrets: loadSecrets(config),
     mailer: createMailer(config),
   };

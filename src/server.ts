@@ -2,9 +2,9 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { closeDeps, createDeps } from './deps.js';
-import { backgroundJobs } from './jobs/registry.js';
 import { startJobs } from './jobs/runner.js';
 import { startSideServices } from './side-services.js';
+import { backgroundJobs } from './wiring.js';
 
 async function main() {
   let config: ReturnType<typeof loadConfig>;

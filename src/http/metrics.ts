@@ -23,8 +23,12 @@ export function registerMetrics(app: FastifyInstance) {
     );
   });
 
-  app.get('/metrics', { schema: { hide: true }, preHandler: app.requireAdmin }, async (_request, reply) => {
-    reply.header('content-type', registry.contentType);
-    return registry.metrics();
-  });
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, config: { auth: 'admin', rateLimit: 'exempt' } },
+    async (_request, reply) => {
+      reply.header('content-type', registry.contentType);
+      return registry.metrics();
+    },
+  );
 }

@@ -18,3 +18,6 @@ export class ManualClock implements Clock {
     this.current = new Date(this.current.getTime() + ms);
   }
 }
+
+/** The UTC calendar day of an instant, `YYYY-MM-DD`: the unit of daily limits, usage days and digests. */
+export const utcDay = (d: Date) => d.toISOString().slice(0, 10);

@@ -85,11 +85,11 @@ export async function fund(t: TestApp, accountId: string, amountUsdc: string) {
 
 /** Waits until the outcomes of the calls this app has answered are written (they follow the answer). */
 export function outcomesRecorded(t: TestApp) {
-  return outcomesWritten(t.deps);
+  return outcomesWritten(t.app);
 }
 
 export async function expectInvariants(t: TestApp) {
-  await outcomesWritten(t.deps);
+  await outcomesWritten(t.app);
   expect(await checkLedgerInvariants(t.deps.db.orm)).toEqual([]);
 }
 

@@ -45,12 +45,11 @@ async function account(usdc: string) {
 describe('debitBatchForAccount', () => {
   it('debits every call in order with chained balances when all fit', async () => {
     const a = await account('1');
-    const results = await debitBatchForAccount(
-      t.deps.db,
-      a,
-      [input(a, 100n), input(a, 200n), input(a, 300n)],
-      new Date(),
-    );
+    const results = await debitBatchForAccount(t.deps.db, a, [
+      input(a, 100n),
+      input(a, 200n),
+      input(a, 300n),
+    ]);
     expect(results.map((r) => r?.balanceAfter)).toEqual([999_900n, 999_700n, 999_400n]);
     expect(results.every((r) => r?.successfulPayments === 3n)).toBe(true);
     const entries = await rows<{ balance_after: bigint }>(
@@ -63,12 +62,12 @@ describe('debitBatchForAccount', () => {
 
   it('stops at the first call that would not fit (balance may not reach zero here)', async () => {
     const a = await account('0.001');
-    const results = await debitBatchForAccount(
-      t.deps.db,
-      a,
-      [input(a, 400n), input(a, 500n), input(a, 100n), input(a, 1n)],
-      new Date(),
-    );
+    const results = await debitBatchForAccount(t.deps.db, a, [
+      input(a, 400n),
+      input(a, 500n),
+      input(a, 100n),
+      input(a, 1n),
+    ]);
     // 400 + 500 = 900 < 1000; + 100 would reach zero (left to the transactional path), so the prefix ends.
     expect(results.map((r) => r?.balanceAfter)).toEqual([600n, 100n, undefined, undefined]);
     expect(await checkLedgerInvariants(t.deps.db.orm)).toEqual([]);
@@ -79,14 +78,9 @@ describe('debitBatchForAccount', () => {
     await t.deps.db.orm.execute(
       sql`UPDATE accounts SET per_call_limit_credits = 1000, daily_limit_credits = 2500 WHERE id = ${a}`,
     );
-    const r1 = await debitBatchForAccount(
-      t.deps.db,
-      a,
-      [input(a, 1000n), input(a, 2000n), input(a, 10n)],
-      new Date(),
-    );
+    const r1 = await debitBatchForAccount(t.deps.db, a, [input(a, 1000n), input(a, 2000n), input(a, 10n)]);
     expect(r1.map((r) => r?.balanceAfter)).toEqual([999_000n, undefined, undefined]);
-    const r2 = await debitBatchForAccount(t.deps.db, a, [input(a, 1000n), input(a, 1000n)], new Date());
+    const r2 = await debitBatchForAccount(t.deps.db, a, [input(a, 1000n), input(a, 1000n)]);
     expect(r2.map((r) => r?.balanceAfter)).toEqual([998_000n, undefined]);
     const [acc] = await rows<{ daily_spent_credits: bigint }>(
       t.deps.db.orm,
@@ -96,7 +90,7 @@ describe('debitBatchForAccount', () => {
     await t.deps.db.orm.execute(
       sql`UPDATE accounts SET daily_limit_credits = NULL, low_balance_threshold_credits = 997500 WHERE id = ${a}`,
     );
-    const r3 = await debitBatchForAccount(t.deps.db, a, [input(a, 400n), input(a, 400n)], new Date());
+    const r3 = await debitBatchForAccount(t.deps.db, a, [input(a, 400n), input(a, 400n)]);
     expect(r3.map((r) => r?.balanceAfter)).toEqual([997_600n, undefined]);
     expect(await checkLedgerInvariants(t.deps.db.orm)).toEqual([]);
   });
@@ -104,13 +98,13 @@ describe('debitBatchForAccount', () => {
   it('debits nothing for a suspended or unknown account', async () => {
     const a = await account('1');
     await t.deps.db.orm.execute(sql`UPDATE accounts SET status = 'suspended' WHERE id = ${a}`);
-    expect(await debitBatchForAccount(t.deps.db, a, [input(a, 1n), input(a, 1n)], new Date())).toEqual([
+    expect(await debitBatchForAccount(t.deps.db, a, [input(a, 1n), input(a, 1n)])).toEqual([
       undefined,
       undefined,
     ]);
-    expect(
-      await debitBatchForAccount(t.deps.db, 'acc_missing', [input('acc_missing', 1n)], new Date()),
-    ).toEqual([undefined]);
+    expect(await debitBatchForAccount(t.deps.db, 'acc_missing', [input('acc_missing', 1n)])).toEqual([
+      undefined,
+    ]);
     expect(await checkLedgerInvariants(t.deps.db.orm)).toEqual([]);
   });
 });

@@ -76,7 +76,9 @@ describe('tools/list', () => {
 
   it("takes each result schema from its route's own response schema", () => {
     const result = (name: string) =>
-      (tools.find((tool) => tool.name === name)?.outputSchema?.anyOf as { properties?: object }[])[0] ?? {};
+      (
+        tools.find((tool) => tool.name === name)?.outputSchema?.anyOf as { properties?: object }[] | undefined
+      )?.[0] ?? {};
     expect(Object.keys(result('svc_balance').properties ?? {})).toContain('balance_usdc');
     expect(Object.keys(result('svc_discover').properties ?? {})).toEqual(['results', 'meta']);
     expect(Object.keys(result('svc_call_history').properties ?? {})).toEqual(['data', 'pagination']);

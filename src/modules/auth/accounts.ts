@@ -4,11 +4,11 @@ import type { Database, Executor } from '../../db/index.js';
 import { isUniqueViolation, one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
+import type { AccountStatus } from '../../http/caller.js';
 import { newId } from '../../lib/ids.js';
-import { type CreatedApiKey, createApiKey } from '../keys/service.js';
-import { onAccountSuspended } from '../notifications/triggers.js';
+import { type CreatedApiKey, createApiKey } from '../keys/index.js';
 
-export type AccountStatus = 'active' | 'suspended' | 'closed';
+export type { AccountStatus } from '../../http/caller.js';
 
 export interface CreatedAccount {
   account_id: string;
@@ -130,7 +130,8 @@ export async function changeAccountStatus(
       sql`INSERT INTO account_status_events (account_id, status, reason, created_at)
           VALUES (${accountId}, ${target}, ${reason ?? null}, ${now}::timestamptz)`,
     );
-    if (target === 'suspended') await onAccountSuspended(tx, deps, { accountId, reason: reason ?? null });
+    if (target === 'suspended')
+      await deps.hooks.run('account.suspended', tx, { accountId, reason: reason ?? null });
     return { account_id: accountId, status: target };
   });
 }

@@ -23,7 +23,7 @@ const StatusChange = Type.Object({ account_id: Type.String(), status: Type.Strin
 export const authAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/admin/accounts',
-    { schema: { tags: ['admin'], body: CreateAccountBody }, preHandler: app.requireAdmin },
+    { schema: { tags: ['admin'], body: CreateAccountBody }, config: { auth: 'admin' } },
     async (request, reply) => {
       const created = await createAccountWithKey(app.deps.db, request.body.email, request.body.name);
       return reply.status(201).send(envelope(request, created));
@@ -47,14 +47,11 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           body: StatusBody,
           response: { 200: Envelope(StatusChange), 404: ErrorShapeA, 409: ErrorShapeA },
         },
-        // Admin check before validation: without the token, nothing about the request is answered.
+        config: { auth: 'admin' },
         // The body is optional: no body at all counts as `{}`.
-        preValidation: [
-          app.requireAdmin,
-          async (request) => {
-            if (request.body === undefined) request.body = {};
-          },
-        ],
+        preValidation: async (request) => {
+          if (request.body === undefined) request.body = {};
+        },
       },
       async (request) =>
         envelope(

@@ -16,41 +16,15 @@ import { sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { one, toDate } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import type { Caller, CredentialKind } from '../../http/caller.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { AccountRef, AccountStatus } from './accounts.js';
 import { looksLikeJwt, resolveSession } from './sessions.js';
 import { resolveWalletSignature } from './wallet-signin.js';
 
-export type CredentialKind = 'api_key' | 'session' | 'wallet_signature';
-
-export type Caller =
-  | { kind: 'anonymous'; ip: string }
-  /** `X-Svc-Wallet` without a signature: identifies for rate limiting only, never grants account access. */
-  | { kind: 'wallet'; ip: string; wallet: string }
-  | {
-      kind: 'account';
-      ip: string;
-      accountId: string;
-      status: AccountStatus;
-      credential: CredentialKind;
-      /** The API key used, when credential = api_key. */
-      keyId?: string;
-      /** The signing wallet (wallet_signature), else the account's wallet if it has one. */
-      wallet?: string;
-      /**
-       * Resolved from the cached key mapping without reading the database: `status` is provisional, and
-       * the key's revocation and the account's status are still to be checked by the debit statement
-       * (or by verifyDeferredCaller before any other answer).
-       */
-      authInDebit?: true;
-    }
-  /** Credentials were presented but are not valid; guarded routes answer 401 SVC-AUTH-001. */
-  | { kind: 'invalid'; ip: string; wallet?: string; reason: string };
+export type { Caller, CredentialKind } from '../../http/caller.js';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    caller: Caller;
-  }
   interface FastifyContextConfig {
     /**
      * The route's handler checks key revocation and account status atomically with its own write (the

@@ -6,7 +6,6 @@ import { sql } from 'drizzle-orm';
 import { isUniqueViolation, one, toDate } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
-import { enqueueEmail } from '../notifications/outbox.js';
 import {
   type AccountRef,
   findAccountByEmail,
@@ -29,19 +28,6 @@ function codeHash(deps: AppDeps, codeId: string, code: string): string {
   return createHmac('sha256', deps.secrets.sessionSecret)
     .update(`login-code:${codeId}:${code}`)
     .digest('hex');
-}
-
-function loginEmail(code: string, publicUrl: string) {
-  const text = [
-    `Your Svc sign-in code is ${code}.`,
-    '',
-    'It expires in 10 minutes and can be used once. If you did not ask to sign in, ignore this e-mail.',
-    '',
-    publicUrl,
-  ].join('\n');
-  const html = `<p>Your Svc sign-in code is <strong style="font-size:1.4em;letter-spacing:.1em">${code}</strong>.</p>
-<p>It expires in 10 minutes and can be used once. If you did not ask to sign in, ignore this e-mail.</p>`;
-  return { subject: `Your Svc sign-in code: ${code}`, text, html };
 }
 
 /** Issues a code for the address and queues the e-mail that carries it, in one transaction. */
@@ -72,11 +58,10 @@ export async function requestLoginCode(deps: AppDeps, email: string): Promise<{ 
                       ${expiresAt.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)`,
         );
         const account = await findAccountByEmail(tx, address);
-        await enqueueEmail(tx, {
-          kind: 'login_code',
-          to: address,
-          ...loginEmail(code, deps.config.publicUrl),
-          dedupeKey: `login_code:${codeId}`,
+        await deps.hooks.run('login-code.issued', tx, {
+          email: address,
+          code,
+          codeId,
           ...(account ? { accountId: account.id } : {}),
           now,
         });

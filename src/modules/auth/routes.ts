@@ -1,9 +1,9 @@
 // Sign-in and identity endpoints (DESIGN.md section 3): e-mail login, wallet challenge, status.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
 import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
-import { rateLimitStatus } from '../ratelimit/status.js';
 import { requestLoginCode, verifyLoginCode } from './login.js';
 import { createChallenge } from './wallet-signin.js';
 
@@ -41,7 +41,18 @@ const Status = Type.Object({
   rate_limit: Type.Object({ limit: Type.Number(), remaining: Type.Number(), reset: Type.Number() }),
 });
 
-export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export interface AuthRoutesOptions {
+  /**
+   * The caller's trust tier and rate-limit state for `GET /v1/auth/status`: a port the wiring fills with
+   * the rate limiter's answer (identity sits below rate limiting and must not import it).
+   */
+  rateLimitStatus(request: FastifyRequest): Promise<{
+    trust_tier: 'new' | 'established' | 'trusted' | null;
+    rate_limit: { limit: number; remaining: number; reset: number };
+  }>;
+}
+
+export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (app, { rateLimitStatus }) => {
   const { deps } = app;
 
   app.post(

@@ -2,10 +2,11 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { one, rows } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import { utcDay } from '../../lib/clock.js';
 import { creditsToUsdc } from '../../lib/money.js';
-import { toLedgerTransaction } from '../ledger/format.js';
-import type { LedgerEntry } from '../ledger/service.js';
-import { formatDay, invalid, parseInstant } from './dates.js';
+import type { LedgerEntry } from '../ledger/index.js';
+import { toLedgerTransaction } from '../ledger/index.js';
+import { invalid, parseInstant } from './dates.js';
 
 interface AccountMoneyRow {
   balance_credits: bigint;
@@ -29,7 +30,7 @@ export async function getBalance(deps: AppDeps, accountId: string) {
   );
   if (!a) throw new Error(`account ${accountId} vanished`);
   // The counter belongs to the UTC day of the last debit; on a later day nothing is spent yet.
-  const dailySpent = a.daily_spent_day === formatDay(deps.clock.now()) ? a.daily_spent_credits : 0n;
+  const dailySpent = a.daily_spent_day === utcDay(deps.clock.now()) ? a.daily_spent_credits : 0n;
   return {
     balanceCredits: a.balance_credits.toString(),
     balanceUsdc: creditsToUsdc(a.balance_credits),

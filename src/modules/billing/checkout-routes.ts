@@ -70,7 +70,7 @@ function registerLocalCheckout(app: FastifyInstance) {
 
   app.get<{ Params: { sessionId: string } }>(
     '/checkout/:sessionId',
-    { schema: { hide: true, params: SessionParams } },
+    { schema: { hide: true, params: SessionParams }, config: { rateLimit: 'exempt' } },
     async (request, reply) => {
       const p = await findLocal(request.params.sessionId);
       if (!p) return html(reply, 404, notFoundPage('Checkout session'));
@@ -81,7 +81,7 @@ function registerLocalCheckout(app: FastifyInstance) {
 
   app.post<{ Params: { sessionId: string } }>(
     '/checkout/:sessionId/pay',
-    { schema: { hide: true, params: SessionParams } },
+    { schema: { hide: true, params: SessionParams }, config: { rateLimit: 'exempt' } },
     async (request, reply) => {
       const p = await findLocal(request.params.sessionId);
       if (!p) return html(reply, 404, notFoundPage('Checkout session'));
@@ -112,7 +112,7 @@ function registerLocalCheckout(app: FastifyInstance) {
 
   app.post<{ Params: { sessionId: string } }>(
     '/checkout/:sessionId/cancel',
-    { schema: { hide: true, params: SessionParams } },
+    { schema: { hide: true, params: SessionParams }, config: { rateLimit: 'exempt' } },
     async (request, reply) => {
       const p = await findLocal(request.params.sessionId);
       if (!p) return html(reply, 404, notFoundPage('Checkout session'));

@@ -7,7 +7,7 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc, usdcToCredits } from '../../lib/money.js';
-import { postEntry } from '../ledger/service.js';
+import { postEntry } from '../ledger/index.js';
 import { invalid } from './dates.js';
 
 export const COUPON_CODE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{1,63}$';

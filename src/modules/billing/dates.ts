@@ -18,8 +18,6 @@ export function parseDay(value: string, path: string): Date {
   return d;
 }
 
-export const formatDay = (d: Date) => d.toISOString().slice(0, 10);
-
 /**
  * An ISO date or date-time. A bare day used as an upper bound means "through the end of that day", so
  * `to=2026-11-22` includes the 22nd.

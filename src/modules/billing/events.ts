@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { one, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
-import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
+import { invalidateTrustTier } from '../ratelimit/index.js';
 import {
   closePayment,
   completePayment,

@@ -6,8 +6,7 @@ import { one, rows, type Tx, toIso } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
-import { postEntry } from '../ledger/service.js';
-import { afterBalanceDecrease, onPaymentCompleted } from '../notifications/triggers.js';
+import { postEntry } from '../ledger/index.js';
 import type { CardProcessor, CreatedCheckout } from './processors.js';
 
 export type PaymentStatus = 'pending' | 'completed' | 'failed' | 'expired' | 'refunded';
@@ -139,7 +138,7 @@ export async function completePayment(
   await tx.execute(
     sql`UPDATE accounts SET successful_payments = successful_payments + 1 WHERE id = ${p.account_id}`,
   );
-  await onPaymentCompleted(tx, deps, {
+  await deps.hooks.run('payment.completed', tx, {
     accountId: p.account_id,
     paymentId: p.id,
     amountUsdCents: p.amount_usd_cents,
@@ -221,7 +220,7 @@ async function applyRefund(tx: Tx, deps: AppDeps, paymentId: string): Promise<bo
       referenceType: paymentTypeOf(p.processor),
       referenceId: p.id,
     });
-    await afterBalanceDecrease(tx, deps, {
+    await deps.hooks.run('balance.decreased', tx, {
       accountId: p.account_id,
       balanceBefore: balance,
       balanceAfter: balance - take,

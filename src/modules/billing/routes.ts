@@ -4,8 +4,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors/catalogue.js';
 import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
-import { accountOf, requireAccount } from '../auth/guards.js';
-import { outcomesWritten } from '../execution/runtime.js';
+import { utcDay } from '../../lib/clock.js';
+import { accountOf } from '../auth/index.js';
+import { outcomesWritten } from '../execution/index.js';
 import { getBalance, listTransactions } from './account-views.js';
 import { checkoutPageRoutes } from './checkout-routes.js';
 import { updateAlerts, updateLimits } from './controls.js';
@@ -43,7 +44,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/billing/checkout',
     {
-      onRequest: requireAccount,
+      config: { auth: 'account' },
       schema: { tags, security, body: S.CheckoutBody, response: { 200: S.CheckoutSession, ...errors } },
     },
     async (request) => {
@@ -64,7 +65,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/billing/payments',
     {
-      onRequest: requireAccount,
+      config: { auth: 'account' },
       schema: { tags, security, querystring: S.PageQuery, response: { 200: S.PaymentList, ...errors } },
     },
     async (request) =>
@@ -73,14 +74,14 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/v1/billing/balance',
-    { onRequest: requireAccount, schema: { tags, security, response: { 200: S.Balance, ...errors } } },
+    { config: { auth: 'account' }, schema: { tags, security, response: { 200: S.Balance, ...errors } } },
     async (request) => getBalance(deps, accountOf(request).accountId),
   );
 
   app.get(
     '/v1/billing/transactions',
     {
-      onRequest: requireAccount,
+      config: { auth: 'account' },
       schema: {
         tags,
         security,
@@ -94,7 +95,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/billing/usage',
     {
-      onRequest: requireAccount,
+      config: { auth: 'account' },
       schema: { tags, security, querystring: S.UsageQuery, response: { 200: S.UsageReport, ...errors } },
     },
     async (request) => {
@@ -109,7 +110,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/billing/usage/export',
     {
-      onRequest: requireAccount,
+      config: { auth: 'account' },
       schema: {
         tags,
         security,
@@ -121,9 +122,9 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { accountId } = accountOf(request);
       const range = usageRange(deps.clock.now(), request.query.from, request.query.to);
-      const name = `usage-${range.from.toISOString().slice(0, 10)}-${range.to.toISOString().slice(0, 10)}.csv`;
+      const name = `usage-${utcDay(range.from)}-${utcDay(range.to)}.csv`;
       // Pending calls are left out of the export: first let this instance's answered calls be written.
-      await outcomesWritten(deps);
+      await outcomesWritten(app);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${name}"`)
@@ -134,7 +135,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/v1/billing/limits',
     {
-      onRequest: requireAccount,
+      config: { auth: 'account' },
       schema: { tags, security, body: S.LimitsBody, response: { 200: S.Limits, ...errors } },
     },
     async (request) => updateLimits(deps, accountOf(request).accountId, request.body),
@@ -143,7 +144,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/v1/billing/alerts',
     {
-      onRequest: requireAccount,
+      config: { auth: 'account' },
       schema: { tags, security, body: S.AlertsBody, response: { 200: S.Alerts, ...errors } },
     },
     async (request) => updateAlerts(deps, accountOf(request).accountId, request.body),
@@ -152,7 +153,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/billing/coupons/redeem',
     {
-      onRequest: requireAccount,
+      config: { auth: 'account' },
       schema: { tags, security, body: S.RedeemBody, response: { 200: S.Redemption, ...errors } },
     },
     async (request) => redeemCoupon(deps, accountOf(request).accountId, request.body.code),
@@ -161,7 +162,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/admin/coupons',
     {
-      onRequest: app.requireAdmin,
+      config: { auth: 'admin' },
       schema: { tags: ['admin'], body: S.CreateCouponBody, response: { 201: Envelope(S.Coupon) } },
     },
     async (request, reply) =>

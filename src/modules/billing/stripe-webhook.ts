@@ -22,6 +22,8 @@ export function stripeWebhookRoutes(processor: CardProcessor): FastifyPluginAsyn
       '/v1/billing/webhooks/stripe',
       {
         schema: { tags: ['billing'], summary: 'Stripe webhook (signed)', hide: processor.kind !== 'stripe' },
+        // Stripe's retries must never be refused; the signature guards the route.
+        config: { rateLimit: 'exempt' },
       },
       async (request) => {
         if (processor.kind !== 'stripe') {

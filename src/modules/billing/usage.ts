@@ -4,8 +4,9 @@ import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import { rows, toIso } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import { utcDay } from '../../lib/clock.js';
 import { creditsToUsdc } from '../../lib/money.js';
-import { DAY_MS, formatDay, invalid, parseDay } from './dates.js';
+import { DAY_MS, invalid, parseDay } from './dates.js';
 
 export const DEFAULT_USAGE_DAYS = 30;
 export const MAX_USAGE_DAYS = 366;
@@ -19,7 +20,7 @@ export interface DayRange {
 
 /** Validates from/to (YYYY-MM-DD, inclusive); default: the last 30 days up to today (UTC). */
 export function usageRange(now: Date, fromRaw?: string, toRaw?: string): DayRange {
-  const to = toRaw === undefined ? parseDay(formatDay(now), 'query.to') : parseDay(toRaw, 'query.to');
+  const to = toRaw === undefined ? parseDay(utcDay(now), 'query.to') : parseDay(toRaw, 'query.to');
   const from =
     fromRaw === undefined
       ? new Date(to.getTime() - (DEFAULT_USAGE_DAYS - 1) * DAY_MS)
@@ -62,7 +63,7 @@ function summaryOf(aggs: Aggregate[], r: DayRange) {
     totalCreditsSpent: credits.toString(),
     totalUsdcSpent: creditsToUsdc(credits),
     totalCalls: Number(calls),
-    dateRange: { from: formatDay(r.from), to: formatDay(r.to) },
+    dateRange: { from: utcDay(r.from), to: utcDay(r.to) },
   };
 }
 
@@ -96,7 +97,7 @@ export async function usageByDay(deps: AppDeps, accountId: string, r: DayRange) 
   const aggs = await aggregate(deps, accountId, r);
   const daily = [];
   for (let t = r.from.getTime(); t <= r.to.getTime(); t += DAY_MS) {
-    const day = formatDay(new Date(t));
+    const day = utcDay(new Date(t));
     const providers = byProvider(aggs.filter((a) => a.day === day));
     const credits = providers.reduce((s, p) => s + p.credits, 0n);
     daily.push({

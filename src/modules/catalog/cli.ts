@@ -1,8 +1,8 @@
 // Provider sub-commands of `svc admin` (listed in src/cli-admin.ts). They call the same service
 // functions as the admin API and print the same shapes.
 import { readFileSync } from 'node:fs';
-import type { AdminCommand } from '../../cli-admin.js';
 import { AppError } from '../../errors/catalogue.js';
+import type { AdminCommand } from '../../lib/admin-command.js';
 import { loadEndpointQuality } from './repo.js';
 import { createProvider, deleteProvider, replaceProvider } from './service.js';
 import { parseProviderInput } from './validate.js';

@@ -36,7 +36,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ProviderInputSchema,
         response: { 201: CreatedProviderResponse, ...errors },
       },
-      preHandler: app.requireAdmin,
+      config: { auth: 'admin' },
     },
     async (request, reply) => {
       const { provider, secret } = await createProvider(deps, request.body);
@@ -57,7 +57,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: ProviderInputSchema,
         response: { 200: AdminProviderResponse, ...errors },
       },
-      preHandler: app.requireAdmin,
+      config: { auth: 'admin' },
     },
     async (request) => {
       const provider = await replaceProvider(deps, request.params.providerId, request.body);
@@ -76,7 +76,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: ProviderParams,
         response: { 200: DeletedProviderResponse, 401: ErrorShapeA, 404: ErrorShapeA },
       },
-      preHandler: app.requireAdmin,
+      config: { auth: 'admin' },
     },
     async (request) => {
       await deleteProvider(deps, request.params.providerId);

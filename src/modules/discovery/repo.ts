@@ -2,7 +2,7 @@
 // noticing changes made by other instances, and the quality metrics of every endpoint.
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
-import { loadEndpointQuality } from '../catalog/repo.js';
+import { loadEndpointQuality } from '../catalog/index.js';
 import type { CatalogueEndpoint, ParameterSpec, QualityMetrics } from './ranking/types.js';
 
 interface EndpointRow {

@@ -7,9 +7,13 @@
 // Calls with an Idempotency-Key always go alone (a reused key must fail only its own statement). Whatever
 // a batch does not debit, or a batch that fails as a whole, is retried alone by the caller.
 import type { Database } from '../../db/index.js';
-import { debitBatchForAccount } from '../ledger/batch-debit.js';
-import { type DebitForCallInput, type DebitResult, debitForCallQuick } from '../ledger/calls.js';
-import { debitAcrossAccounts } from '../ledger/multi-debit.js';
+import {
+  type DebitForCallInput,
+  type DebitResult,
+  debitAcrossAccounts,
+  debitBatchForAccount,
+  debitForCallQuick,
+} from '../ledger/index.js';
 
 const MAX_BATCH = 64;
 /**
@@ -108,7 +112,6 @@ export class DebitCoalescer {
           this.db,
           accountId,
           batch.map((w) => w.input),
-          new Date(Math.max(...batch.map((w) => w.input.now.getTime()))),
         );
         batch.forEach((w, i) => {
           w.resolve(results[i]);

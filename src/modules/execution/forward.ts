@@ -4,12 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
-import {
-  CALL_ID_HEADER,
-  SIGNATURE_HEADER,
-  signProviderRequest,
-  TIMESTAMP_HEADER,
-} from '../catalog/signature.js';
+import { CALL_ID_HEADER, SIGNATURE_HEADER, signProviderRequest, TIMESTAMP_HEADER } from '../catalog/index.js';
 import type { ResolvedEndpoint } from './resolve.js';
 
 /** Provider answers above this size are cut off and treated as a provider failure (refunded). */

@@ -2,9 +2,8 @@
 // auto-refund notification queued, all in one transaction.
 import type { Executor } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
-import { type CallResultRecord, type RefundReason, type RefundResult, refundCall } from '../ledger/calls.js';
-import { onCallRefunded } from '../notifications/triggers.js';
-import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
+import { type CallResultRecord, type RefundReason, type RefundResult, refundCall } from '../ledger/index.js';
+import { invalidateTrustTier } from '../ratelimit/index.js';
 
 export type RefundRecord = CallResultRecord & { outcome: 'provider_error' | 'timeout'; reason: RefundReason };
 
@@ -15,7 +14,7 @@ export async function refundInTx(
 ): Promise<RefundResult | undefined> {
   const refunded = await refundCall(tx, r);
   if (refunded) {
-    await onCallRefunded(tx, deps, {
+    await deps.hooks.run('call.refunded', tx, {
       accountId: refunded.accountId,
       callId: r.callId,
       providerId: refunded.providerId,

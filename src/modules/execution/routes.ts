@@ -4,10 +4,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
-import { verifyDeferredCaller } from '../auth/caller.js';
-import { accountOf } from '../auth/guards.js';
+import { accountOf, verifyDeferredCaller } from '../auth/index.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
-import { executionRuntime } from './runtime.js';
 import { executeCall } from './service.js';
 
 /** Requests whose key and account status the debit statement has already checked. */
@@ -16,10 +14,6 @@ const authChecked = new WeakSet<FastifyRequest>();
 export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = app.deps;
   const errorHandler = app.errorHandler;
-  const runtime = executionRuntime(deps, app.log);
-  app.addHook('onClose', async () => {
-    await runtime.close();
-  });
 
   app.post(
     '/v1/execute/:providerId/:endpointSlug',
@@ -64,7 +58,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const caller = accountOf(request);
-      const result = await executeCall(deps, {
+      const result = await executeCall(app, {
         accountId: caller.accountId,
         apiKeyId: caller.keyId ?? null,
         providerId: request.params.providerId,

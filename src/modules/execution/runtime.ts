@@ -1,5 +1,6 @@
-// Per-process execution state tied to one AppDeps: endpoint cache, provider connection pool, and the
-// group-commit writer of call outcomes.
+// Per-app execution state: endpoint cache, provider connection pool, the debit coalescer and the
+// group-commit writer of call outcomes. buildApp() creates it once (createExecutionRuntime), hangs it on
+// the app as `app.execution` and closes it in onClose, so two apps in one process never share it.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Agent } from 'undici';
 import type { AppDeps } from '../../deps.js';
@@ -16,27 +17,32 @@ export interface ExecutionRuntime {
   close(): Promise<void>;
 }
 
-const runtimes = new WeakMap<AppDeps, ExecutionRuntime>();
+declare module 'fastify' {
+  interface FastifyInstance {
+    execution: ExecutionRuntime;
+  }
+}
 
-/** The execution state of `deps` (created on first use; `log` is taken from the first caller that gives one). */
-export function executionRuntime(deps: AppDeps, log?: FastifyBaseLogger): ExecutionRuntime {
-  let rt = runtimes.get(deps);
-  if (rt) return rt;
+/** What paid execution needs from its app: the adapters and the execution state (a FastifyInstance is one). */
+export interface ExecutionContext {
+  deps: AppDeps;
+  execution: ExecutionRuntime;
+}
+
+export function createExecutionRuntime(deps: AppDeps, log: FastifyBaseLogger): ExecutionRuntime {
   const resolver = new EndpointResolver(deps.secrets.encryptionKey);
   const onCatalogChanged = ({ providerId }: { providerId: string }) => resolver.invalidate(providerId);
   deps.events.on('catalog.changed', onCatalogChanged);
   const agent = createProviderAgent();
-  const settleQueue = new SettleQueue(deps.db, log ?? console);
+  const settleQueue = new SettleQueue(deps.db, log);
   let closed: Promise<void> | undefined;
-  rt = {
+  return {
     resolver,
     agent,
     settleQueue,
     debits: new DebitCoalescer(deps.db),
-    // Idempotent: apps that share one AppDeps (tests) each close it.
     close() {
       closed ??= (async () => {
-        if (runtimes.get(deps) === rt) runtimes.delete(deps);
         deps.events.off('catalog.changed', onCatalogChanged);
         await settleQueue.flush();
         await agent.close();
@@ -44,14 +50,12 @@ export function executionRuntime(deps: AppDeps, log?: FastifyBaseLogger): Execut
       return closed;
     },
   };
-  runtimes.set(deps, rt);
-  return rt;
 }
 
 /**
  * Resolves once the call outcomes this instance has queued are written: views that show calls as pending
  * wait for it, so a caller sees its own answered calls as settled.
  */
-export function outcomesWritten(deps: AppDeps): Promise<void> {
-  return runtimes.get(deps)?.settleQueue.flush() ?? Promise.resolve();
+export function outcomesWritten(app: { execution: ExecutionRuntime }): Promise<void> {
+  return app.execution.settleQueue.flush();
 }

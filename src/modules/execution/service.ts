@@ -7,15 +7,14 @@ import type { AppDeps } from '../../deps.js';
 import { AppError, errorBody } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc } from '../../lib/money.js';
-import { type CallResultRecord, debitForCall, explainRefusal, type RefundReason } from '../ledger/calls.js';
-import { afterBalanceDecrease, onDailyLimitReached } from '../notifications/triggers.js';
-import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
+import { type CallResultRecord, debitForCall, explainRefusal, type RefundReason } from '../ledger/index.js';
+import { invalidateTrustTier } from '../ratelimit/index.js';
 import { forwardToProvider, type ProviderResult } from './forward.js';
 import { replayFor, requestHash, type StoredResponse } from './idempotency.js';
 import { refundAndRecord } from './refund.js';
 import type { ResolvedEndpoint } from './resolve.js';
 import { fieldErrors } from './resolve.js';
-import { executionRuntime } from './runtime.js';
+import type { ExecutionContext, ExecutionRuntime } from './runtime.js';
 
 export interface ExecuteInput {
   accountId: string;
@@ -43,8 +42,8 @@ export interface ExecuteResult {
 /** How many times a refused debit is re-tried when nothing blocks it on re-reading (a refund raced). */
 const DEBIT_ATTEMPTS = 3;
 
-export async function executeCall(deps: AppDeps, input: ExecuteInput): Promise<ExecuteResult> {
-  const rt = executionRuntime(deps);
+export async function executeCall(app: ExecutionContext, input: ExecuteInput): Promise<ExecuteResult> {
+  const { deps, execution: rt } = app;
   const endpoint = await rt.resolver.resolve(deps.db.orm, input.providerId, input.endpointSlug);
   const params = validateParams(endpoint, input.body);
 
@@ -55,7 +54,7 @@ export async function executeCall(deps: AppDeps, input: ExecuteInput): Promise<E
 
   let balanceAfter: bigint;
   try {
-    balanceAfter = await debit(deps, endpoint, input, callId, now, key ?? null, hash);
+    balanceAfter = await debit(deps, rt, endpoint, input, callId, now, key ?? null, hash);
     input.onAuthChecked?.();
   } catch (err) {
     // A refusal explained by the database, or a key already claimed (its insert ran only after the key
@@ -158,6 +157,7 @@ function validateParams(endpoint: ResolvedEndpoint, body: unknown): Record<strin
 
 async function debit(
   deps: AppDeps,
+  rt: ExecutionRuntime,
   endpoint: ResolvedEndpoint,
   input: ExecuteInput,
   callId: string,
@@ -180,7 +180,7 @@ async function debit(
   };
   // Common case: one autocommit statement, which holds the account row lock only while PostgreSQL
   // runs it (no round trip to us in between); calls of a busy account are coalesced into one statement.
-  const quick = await executionRuntime(deps).debits.debit(input0);
+  const quick = await rt.debits.debit(input0);
   if (quick) {
     invalidateTrustTier(input.accountId, quick.successfulPayments);
     return quick.balanceAfter;
@@ -191,7 +191,7 @@ async function debit(
     const debited = await deps.db.orm.transaction(async (tx) => {
       const r = await debitForCall(tx, input0);
       if (r) {
-        await afterBalanceDecrease(tx, deps, {
+        await deps.hooks.run('balance.decreased', tx, {
           accountId: input.accountId,
           balanceBefore: r.balanceAfter + price,
           balanceAfter: r.balanceAfter,
@@ -215,7 +215,7 @@ async function debit(
       case 'daily': {
         if (refusal.kind === 'daily') {
           await deps.db.orm.transaction((tx) =>
-            onDailyLimitReached(tx, deps, {
+            deps.hooks.run('daily-limit.reached', tx, {
               accountId: input.accountId,
               limitCredits: refusal.limitCredits,
               spentCredits: refusal.currentDailySpend,

@@ -15,7 +15,7 @@
 // queued (`flush`), so a caller reads its own calls as settled.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/index.js';
-import { type CallResultRecord, settleChargedCalls } from '../ledger/calls.js';
+import { type CallResultRecord, settleChargedCalls } from '../ledger/index.js';
 
 const MAX_BATCH = 1000;
 /** Attempts per batch, with doubling pauses from RETRY_BASE_MS (about 6 s in all). */

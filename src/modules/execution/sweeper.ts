@@ -7,7 +7,7 @@ import { one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { errorBody } from '../../errors/catalogue.js';
 import type { BackgroundJob } from '../../jobs/runner.js';
-import { invalidateTrustTier } from '../ratelimit/trust-tier.js';
+import { invalidateTrustTier } from '../ratelimit/index.js';
 import { refundInTx } from './refund.js';
 
 /** Grace after a call's deadline before it counts as abandoned (a live instance settles well before). */

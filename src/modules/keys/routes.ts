@@ -2,6 +2,7 @@
 // manages its own account's keys. Envelope responses (DESIGN.md section 5).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { accountOf } from '../../http/caller.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import {
   CursorPagination,
@@ -11,7 +12,6 @@ import {
   envelopeWithPagination,
   MetaSchema,
 } from '../../http/envelope.js';
-import { accountOf, requireAccount } from '../auth/guards.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './service.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
@@ -53,8 +53,9 @@ const KeyParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 10
 
 export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
-  // preValidation: an unauthenticated request learns 401 before anything about its body.
-  const guard = { preValidation: requireAccount };
+  // Checked in onRequest (src/http/route-policy.ts): an unauthenticated request learns 401 before
+  // anything about its body.
+  const guard = { config: { auth: 'account' as const } };
   const errors = { 401: ErrorShapeA, 403: ErrorShapeA };
 
   app.get(

@@ -3,7 +3,9 @@
 // hot path; the refund is one statement too, keyed `refund:<callId>` so it can never apply twice.
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Executor, one } from '../../db/index.js';
+import { utcDay } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { debitRefusal, type RefusalKind, spentOnDay } from './debit-rule.js';
 import { columnsOf, preparedRows } from './prepared.js';
 
 export interface DebitForCallInput {
@@ -32,8 +34,6 @@ export interface DebitResult {
   successfulPayments: bigint;
 }
 
-const utcDay = (d: Date) => d.toISOString().slice(0, 10);
-
 /**
  * Debits the call price if the account is active, the per-call and daily limits allow it and the balance
  * covers it; writes the `debit` entry and the pending call row in the same statement. Returns undefined
@@ -43,30 +43,24 @@ const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 function debitQuery(d: DebitForCallInput): SQL {
   const day = utcDay(d.now);
   const now = d.now.toISOString();
-  const quiet = d.onlyWithoutAlert
-    ? sql`AND balance_credits > ${d.priceCredits}
-          AND (low_balance_threshold_credits IS NULL OR balance_credits - ${d.priceCredits} >= low_balance_threshold_credits)`
-    : sql``;
+  const refusal = debitRefusal({
+    account: sql`accounts`,
+    price: sql`${d.priceCredits}::bigint`,
+    upTo: sql`${d.priceCredits}::bigint`,
+    day: sql`${day}::date`,
+    apiKeyId: sql`${d.apiKeyId}`,
+    onlyWithoutAlert: d.onlyWithoutAlert === true,
+  });
   return sql`WITH acct AS (
           UPDATE accounts SET
             balance_credits = balance_credits - ${d.priceCredits},
             total_spent_credits = total_spent_credits + ${d.priceCredits},
-            -- Trust tier (DESIGN.md section 6): counted with the charge, taken back by a refund, so the
+            -- Trust tier (docs/ratelimit.md): counted with the charge, taken back by a refund, so the
             -- settlement write never has to touch (and queue on) the account row.
             successful_payments = successful_payments + 1,
-            daily_spent_credits = CASE WHEN daily_spent_day = ${day}::date
-                                       THEN daily_spent_credits + ${d.priceCredits} ELSE ${d.priceCredits} END,
+            daily_spent_credits = ${spentOnDay(sql`accounts`, sql`${day}::date`)} + ${d.priceCredits},
             daily_spent_day = ${day}::date
-          WHERE id = ${d.accountId} AND status = 'active' AND balance_credits >= ${d.priceCredits}
-            -- The API key making the call is still valid, checked atomically with the debit: the auth
-            -- hook may have taken its key → account mapping from an in-process cache (auth/caller.ts).
-            AND (${d.apiKeyId}::text IS NULL OR EXISTS (
-                  SELECT 1 FROM api_keys k
-                  WHERE k.id = ${d.apiKeyId}::text AND k.account_id = accounts.id AND k.revoked_at IS NULL))
-            AND (per_call_limit_credits IS NULL OR per_call_limit_credits >= ${d.priceCredits})
-            AND (daily_limit_credits IS NULL OR daily_limit_credits >= ${d.priceCredits} +
-                 CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END)
-            ${quiet}
+          WHERE id = ${d.accountId} AND ${refusal} IS NULL
           RETURNING balance_credits, low_balance_threshold_credits, successful_payments
         ), entry AS (
           INSERT INTO ledger_entries (id, account_id, type, amount_credits, balance_after, description,
@@ -153,33 +147,42 @@ export async function explainRefusal(
   apiKeyId: string | null = null,
 ): Promise<Refusal> {
   const day = utcDay(now);
+  const price = sql`${priceCredits}::bigint`;
   const a = await one<{
-    status: string;
+    refusal: RefusalKind | null;
     balance_credits: bigint;
     daily_limit_credits: bigint | null;
     per_call_limit_credits: bigint | null;
     spent_today: bigint;
-    key_valid: boolean;
   }>(
     ex,
-    sql`SELECT status, balance_credits, daily_limit_credits, per_call_limit_credits,
-               CASE WHEN daily_spent_day = ${day}::date THEN daily_spent_credits ELSE 0 END AS spent_today,
-               (${apiKeyId}::text IS NULL OR EXISTS (
-                  SELECT 1 FROM api_keys k
-                  WHERE k.id = ${apiKeyId}::text AND k.account_id = accounts.id AND k.revoked_at IS NULL)) AS key_valid
+    sql`SELECT ${debitRefusal({ account: sql`accounts`, price, upTo: price, day: sql`${day}::date`, apiKeyId: sql`${apiKeyId}`, onlyWithoutAlert: false })} AS refusal,
+               balance_credits, daily_limit_credits, per_call_limit_credits,
+               ${spentOnDay(sql`accounts`, sql`${day}::date`)} AS spent_today
         FROM accounts WHERE id = ${accountId}`,
   );
-  if (a && !a.key_valid) return { kind: 'revoked_key' };
   if (!a) return { kind: 'unknown_account' };
-  if (a.status !== 'active') return { kind: 'inactive' };
   const spent = BigInt(a.spent_today);
-  if (a.per_call_limit_credits !== null && priceCredits > a.per_call_limit_credits) {
-    return { kind: 'per_call', limitCredits: a.per_call_limit_credits, currentDailySpend: spent };
+  switch (a.refusal) {
+    case 'revoked_key':
+    case 'inactive':
+      return { kind: a.refusal };
+    case 'per_call':
+      return {
+        kind: 'per_call',
+        limitCredits: BigInt(a.per_call_limit_credits ?? 0n),
+        currentDailySpend: spent,
+      };
+    case 'daily':
+      return {
+        kind: 'daily',
+        limitCredits: BigInt(a.daily_limit_credits ?? 0n),
+        currentDailySpend: spent,
+        day,
+      };
+    case 'balance':
+      return { kind: 'balance', available: a.balance_credits };
   }
-  if (a.daily_limit_credits !== null && spent + priceCredits > a.daily_limit_credits) {
-    return { kind: 'daily', limitCredits: a.daily_limit_credits, currentDailySpend: spent, day };
-  }
-  if (a.balance_credits < priceCredits) return { kind: 'balance', available: a.balance_credits };
   return { kind: 'none' };
 }
 

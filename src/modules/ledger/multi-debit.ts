@@ -1,8 +1,8 @@
 // Debits of DIFFERENT accounts in one statement (group commit across accounts): when many accounts pay at
 // once, one statement and one commit (one WAL flush) serve many calls instead of one each.
 //
-// Each request is judged exactly as debitForCall with onlyWithoutAlert judges it alone (active account, key
-// not revoked, balance stays above zero and its low-balance threshold, per-call and daily limits); the
+// Each request is judged exactly as debitForCall with onlyWithoutAlert judges it alone (the one debit rule,
+// ledger/debit-rule.ts: key, account status, per-call and daily limits, balance, no alert due); the
 // requests are independent, so one that fails its conditions is simply not debited (the caller retries it
 // alone, which also explains the refusal) and never affects the others. Every account appears at most once
 // per statement (the caller guarantees it), so each account row is updated once. The rows are locked in id
@@ -11,11 +11,11 @@
 // Requests with an Idempotency-Key never come here: their unique violation must fail only their own call.
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
+import { utcDay } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { type DebitForCallInput, type DebitResult, type DebitRow, resultsInOrder } from './calls.js';
+import { debitRefusal, spentOnDay } from './debit-rule.js';
 import { columnsOf, preparedRows } from './prepared.js';
-
-const utcDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /**
  * Results in request order; undefined = not debited (retry it alone). Account ids must be distinct.
@@ -26,6 +26,14 @@ export async function debitAcrossAccounts(
   inputs: DebitForCallInput[],
 ): Promise<(DebitResult | undefined)[]> {
   const column = columnsOf(inputs);
+  const refusal = debitRefusal({
+    account: sql`a`,
+    price: sql`r.price`,
+    upTo: sql`r.price`,
+    day: sql`r.day`,
+    apiKeyId: sql`r.api_key_id`,
+    onlyWithoutAlert: true,
+  });
   const found = await preparedRows<DebitRow & { ord: number }>(
     db,
     'svc_debit_across_accounts',
@@ -46,20 +54,10 @@ export async function debitAcrossAccounts(
             balance_credits = a.balance_credits - r.price,
             total_spent_credits = a.total_spent_credits + r.price,
             successful_payments = a.successful_payments + 1,
-            daily_spent_credits = CASE WHEN a.daily_spent_day = r.day
-                                       THEN a.daily_spent_credits + r.price ELSE r.price END,
+            daily_spent_credits = ${spentOnDay(sql`a`, sql`r.day`)} + r.price,
             daily_spent_day = r.day
           FROM req r
-          WHERE a.id = r.account_id AND a.id IN (SELECT id FROM locked)
-            AND a.status = 'active' AND a.balance_credits > r.price
-            AND (a.low_balance_threshold_credits IS NULL
-                 OR a.balance_credits - r.price >= a.low_balance_threshold_credits)
-            AND (a.per_call_limit_credits IS NULL OR a.per_call_limit_credits >= r.price)
-            AND (a.daily_limit_credits IS NULL OR a.daily_limit_credits >= r.price +
-                 CASE WHEN a.daily_spent_day = r.day THEN a.daily_spent_credits ELSE 0 END)
-            AND (r.api_key_id IS NULL OR EXISTS (
-                  SELECT 1 FROM api_keys k
-                  WHERE k.id = r.api_key_id AND k.account_id = a.id AND k.revoked_at IS NULL))
+          WHERE a.id = r.account_id AND a.id IN (SELECT id FROM locked) AND ${refusal} IS NULL
           RETURNING r.ord, a.balance_credits, a.low_balance_threshold_credits, a.successful_payments
         ), done AS (
           SELECT r.*, acct.balance_credits, acct.low_balance_threshold_credits, acct.successful_payments

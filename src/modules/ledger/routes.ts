@@ -28,7 +28,7 @@ export const ledgerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         headers: CreditHeaders,
         body: CreditBody,
       },
-      preHandler: app.requireAdmin,
+      config: { auth: 'admin' },
     },
     async (request, reply) => {
       const key = request.headers['idempotency-key'];

@@ -16,7 +16,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The MCP transport endpoint. Each tool call runs as a request to another route, which is rate limited
-     * and refused for a suspended account; the /mcp request itself is neither (docs/mcp.md).
+     * and refused for a suspended account; the /mcp request itself is neither (with rateLimit: 'exempt';
+     * docs/mcp.md).
      */
     mcpTransport?: boolean;
   }
@@ -82,7 +83,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
     '/mcp',
     {
       schema: { ...schema, summary: 'MCP Streamable HTTP endpoint (stateless, JSON responses)' },
-      config: { mcpTransport: true },
+      config: { mcpTransport: true, rateLimit: 'exempt' },
     },
     async (request, reply) => {
       const repeated: Record<string, string> = {};

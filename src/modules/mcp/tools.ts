@@ -2,8 +2,7 @@
 // its arguments, and the HTTP route it runs: the tool layer translates arguments into that route's
 // request and the route's answer back into a tool result. Discovery, execution, the ledger, auth and
 // rate limits are the routes' own (see docs/mcp.md, "One implementation").
-// discovery has no index.ts yet: its schemas file is the public part used here.
-import { CATEGORIES, DISCOVER_LIMIT_MAX } from '../discovery/schemas.js';
+import { CATEGORIES, DISCOVER_LIMIT_MAX } from '../discovery/index.js';
 
 export type JsonSchema = Record<string, unknown>;
 type Args = Record<string, unknown>;

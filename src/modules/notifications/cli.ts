@@ -1,7 +1,8 @@
 // E-mail sub-commands of `svc admin` (listed in src/cli-admin.ts): look at the outbox, requeue mail the
 // SMTP server refused for good, and check the transport with a test mail.
-import type { AdminCommand } from '../../cli-admin.js';
+
 import type { AppDeps } from '../../deps.js';
+import type { AdminCommand } from '../../lib/admin-command.js';
 import { newId } from '../../lib/ids.js';
 import { deliverDueEmails } from './delivery.js';
 import { enqueueEmail, outboxSummary, requeueFailed } from './outbox.js';

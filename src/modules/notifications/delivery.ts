@@ -1,8 +1,9 @@
 // Background delivery of the e-mail outbox. Each run claims due rows (lease + SKIP LOCKED, so N instances
 // never send one row twice), sends them through deps.mailer, and marks each sent or schedules a retry with
 // exponential backoff. A dead SMTP server only delays mail: transient failures are retried without limit.
+
+import { smtpReplyCode } from '../../adapters/mailer.js';
 import type { AppDeps } from '../../deps.js';
-import { smtpReplyCode } from './mailer.js';
 import { type ClaimedEmail, claimDueEmails, markAttemptFailed, markSent, postponeClaims } from './outbox.js';
 
 /** A claimed row is invisible to other workers this long; only a crashed worker lets it lapse. */

@@ -1,4 +1,5 @@
 // UTC calendar periods for the digests: the day and the ISO week (Monday to Sunday) that last ended.
+import { utcDay } from '../../lib/clock.js';
 
 export interface Period {
   /** `YYYY-MM-DD` for a day, `YYYY-Www` for an ISO week. */
@@ -12,13 +13,12 @@ export interface Period {
 }
 
 const DAY_MS = 24 * 60 * 60_000;
-const ymd = (d: Date) => d.toISOString().slice(0, 10);
 const startOfUtcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
 
 export function previousUtcDay(now: Date): Period {
   const end = startOfUtcDay(now);
   const start = new Date(end.getTime() - DAY_MS);
-  return { key: ymd(start), start, end, firstDay: ymd(start), lastDay: ymd(start) };
+  return { key: utcDay(start), start, end, firstDay: utcDay(start), lastDay: utcDay(start) };
 }
 
 /** ISO 8601 week label of the week containing `day`: the year and number of that week's Thursday. */
@@ -38,7 +38,7 @@ export function previousIsoWeek(now: Date): Period {
     key: isoWeekKey(start),
     start,
     end,
-    firstDay: ymd(start),
-    lastDay: ymd(new Date(end.getTime() - DAY_MS)),
+    firstDay: utcDay(start),
+    lastDay: utcDay(new Date(end.getTime() - DAY_MS)),
   };
 }

@@ -3,7 +3,7 @@
 // notification state (cooldowns, digest periods) in `notification_state`.
 import { sql } from 'drizzle-orm';
 import { type Executor, one } from '../../db/index.js';
-import { ALERT_DEFAULTS, type AlertKey } from '../billing/controls.js';
+import { ALERT_DEFAULTS, type AlertKey } from '../billing/index.js';
 
 /** The preference keys and their SPEC.md section 6 defaults are the billing alerts API's (one source). */
 export type PrefKey = AlertKey;

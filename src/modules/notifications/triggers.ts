@@ -190,3 +190,32 @@ export async function onAccountSuspended(
     accountSuspendedMail(deps.config.publicUrl, { reason: e.reason }),
   );
 }
+
+function loginCodeMail(code: string, publicUrl: string) {
+  const text = [
+    `Your Svc sign-in code is ${code}.`,
+    '',
+    'It expires in 10 minutes and can be used once. If you did not ask to sign in, ignore this e-mail.',
+    '',
+    publicUrl,
+  ].join('\n');
+  const html = `<p>Your Svc sign-in code is <strong style="font-size:1.4em;letter-spacing:.1em">${code}</strong>.</p>
+<p>It expires in 10 minutes and can be used once. If you did not ask to sign in, ignore this e-mail.</p>`;
+  return { subject: `Your Svc sign-in code: ${code}`, text, html };
+}
+
+/** An e-mail login code was issued (the auth module): always mailed, whatever the preferences. */
+export async function onLoginCodeIssued(
+  ex: Executor,
+  deps: AppDeps,
+  e: { email: string; code: string; codeId: string; accountId?: string; now: Date },
+): Promise<void> {
+  await enqueueEmail(ex, {
+    kind: 'login_code',
+    to: e.email,
+    ...loginCodeMail(e.code, deps.config.publicUrl),
+    dedupeKey: `login_code:${e.codeId}`,
+    ...(e.accountId ? { accountId: e.accountId } : {}),
+    now: e.now,
+  });
+}

@@ -2,7 +2,7 @@
 // unsigned wallet claims, and the endpoint-specific limit (SPEC.md 8.2), all counted in one round trip.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
-import type { Caller } from '../auth/caller.js';
+import type { Caller } from '../auth/index.js';
 import { type CounterState, Counters } from './counters.js';
 import { type EffectiveLimits, effectiveLimits } from './limits.js';
 import type { TrustTier } from './status.js';

@@ -2,7 +2,7 @@
 // `request.caller`, so it sees every request and refuses before any body parsing or handler runs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
-import { safeEqual } from '../../lib/secrets.js';
+import { hasAdminToken } from '../../http/route-policy.js';
 import { type LimitState, RateLimiter, rememberDecision } from './limiter.js';
 
 declare module 'fastify' {
@@ -11,25 +11,20 @@ declare module 'fastify' {
   }
 }
 
-/** Routes that are not counted (docs/ratelimit.md says why). Matched on the route pattern, not the URL. */
-const EXEMPT_ROUTES = new Set(['/healthz', '/readyz', '/metrics', '/docs', '/docs-json']);
-const EXEMPT_PREFIXES = ['/docs/', '/checkout/'];
-const STRIPE_WEBHOOK = '/v1/billing/webhooks/stripe';
-
+/**
+ * Routes that are not counted (docs/ratelimit.md says why): those declaring `config.rateLimit: 'exempt'`
+ * (src/http/route-policy.ts), the API docs (routes of the swagger plugin, matched on their pattern), and
+ * operator traffic on `auth: 'admin'` routes with the valid admin token (a wrong token is counted per IP
+ * like anyone else).
+ */
 function isExempt(request: FastifyRequest, adminToken: string): boolean {
   const pattern = request.routeOptions.url;
   // No matching route (404): counted like any other request.
   if (pattern === undefined) return false;
-  // Counted per tool call, by the route each call runs (docs/mcp.md).
-  if (request.routeOptions.config?.mcpTransport) return true;
-  if (EXEMPT_ROUTES.has(pattern) || pattern === STRIPE_WEBHOOK) return true;
-  if (EXEMPT_PREFIXES.some((p) => pattern.startsWith(p))) return true;
-  if (pattern.startsWith('/v1/admin/')) {
-    // Operator traffic with the valid admin token; a wrong token is counted per IP like anyone else.
-    const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-    return m?.[1] !== undefined && safeEqual(m[1], adminToken);
-  }
-  return false;
+  const config = request.routeOptions.config;
+  if (config?.rateLimit === 'exempt') return true;
+  if (pattern === '/docs' || pattern === '/docs-json' || pattern.startsWith('/docs/')) return true;
+  return config?.auth === 'admin' && hasAdminToken(request, adminToken);
 }
 
 /** "METHOD /route/pattern" as the endpoint-specific limits are keyed (HEAD counts as the GET it mirrors). */

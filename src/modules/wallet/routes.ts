@@ -8,8 +8,8 @@ import {
   envelopeWithPagination,
   MetaSchema,
 } from '../../http/envelope.js';
-import { accountOf, requireAccount } from '../auth/guards.js';
-import { outcomesWritten } from '../execution/runtime.js';
+import { accountOf } from '../auth/index.js';
+import { outcomesWritten } from '../execution/index.js';
 import { walletBalance, walletHistory } from './service.js';
 
 const Balance = Type.Object({
@@ -58,11 +58,11 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/wallet/balance',
     {
       schema: { tags: ['wallet'], security, response: { 200: Envelope(Balance) } },
-      preHandler: requireAccount,
+      config: { auth: 'account' },
     },
     async (request) => {
       // pending_settlements_usdc: calls this instance has answered are written first (read your own calls).
-      await outcomesWritten(app.deps);
+      await outcomesWritten(app);
       return envelope(request, await walletBalance(app.deps.db.orm, accountOf(request).accountId));
     },
   );
@@ -82,7 +82,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }),
         },
       },
-      preHandler: requireAccount,
+      config: { auth: 'account' },
     },
     async (request) => {
       const page = await walletHistory(app.deps.db.orm, accountOf(request).accountId, {

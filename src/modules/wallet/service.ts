@@ -4,13 +4,13 @@ import { type Executor, one, rows } from '../../db/index.js';
 import { AppError } from '../../errors/catalogue.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { creditsToUsdcShort } from '../../lib/money.js';
+import type { LedgerEntry } from '../ledger/index.js';
 import {
   toWalletEntry,
   WALLET_TYPE_SOURCES,
   type WalletEntryType,
   type WalletHistoryEntry,
-} from '../ledger/format.js';
-import type { LedgerEntry } from '../ledger/service.js';
+} from '../ledger/index.js';
 
 export interface WalletBalance {
   balance_usdc: string;

@@ -4,7 +4,7 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import type { Config } from '../../config.js';
+import type { Config } from '../config.js';
 
 export interface MailMessage {
   /** Stable Message-ID so a receiver can drop a redelivered copy. */

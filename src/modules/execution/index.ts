@@ -1,0 +1,12 @@
+// Paid execution: resolve the endpoint, debit, forward to the provider, settle or refund; the sweeper of
+// abandoned calls and the endpoint quality figures.
+export { executionRoutes } from './routes.js';
+export {
+  createExecutionRuntime,
+  type ExecutionContext,
+  type ExecutionRuntime,
+  outcomesWritten,
+} from './runtime.js';
+export { type ExecuteInput, type ExecuteResult, executeCall } from './service.js';
+export { refreshEndpointStats, refreshEndpointStatsJob } from './stats.js';
+export { SWEEP_MARGIN_MS, sweepAbandonedCalls, sweepAbandonedCallsJob } from './sweeper.js';
