@@ -120,7 +120,7 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
   );
   const notOffered = {
     schema: { ...schema, summary: 'Not offered: answers 405' },
-    config: { mcpTransport: true },
+    config: { mcpTransport: true, rateLimit: 'exempt' as const },
   };
   app.get('/mcp', notOffered, methodNotAllowed);
   app.delete('/mcp', notOffered, methodNotAllowed);
