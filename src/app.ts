@@ -27,6 +27,7 @@ import { discoveryRoutes } from './modules/discovery/index.js';
 import { createExecutionRuntime, executionRoutes } from './modules/execution/index.js';
 import { keysRoutes } from './modules/keys/index.js';
 import { ledgerAdminRoutes } from './modules/ledger/index.js';
+import { collectRouteSchemas, mcpRoutes } from './modules/mcp/index.js';
 import { subscribeDepositMails } from './modules/notifications/index.js';
 import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
 import { walletRoutes } from './modules/wallet/index.js';
@@ -91,7 +92,9 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       (await resolveCaller(deps, request));
     Object.defineProperty(request, 'caller', { value: caller, writable: true, configurable: true });
     // A suspended account is refused on every call it makes with its credentials (SPEC.md 3.1).
-    if (caller.kind === 'account' && caller.status !== 'active') throw new AppError('SVC-AUTH-004');
+    // (/mcp refuses it per tool call instead, as a tool result: src/modules/mcp/routes.ts.)
+    if (caller.kind === 'account' && caller.status !== 'active' && !request.routeOptions.config?.mcpTransport)
+      throw new AppError('SVC-AUTH-004');
   });
 
   await registerRateLimiting(app);
@@ -131,6 +134,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     },
   );
 
+  // Before the routes: MCP tools reuse their response schemas as output schemas.
+  const routeSchemas = collectRouteSchemas(app);
   await app.register(authAdminRoutes);
   await app.register(authRoutes, { rateLimitStatus });
   await app.register(keysRoutes);
@@ -150,6 +155,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.decorate('x402', createX402Runtime(deps));
   await app.register(x402Routes);
   await app.register(dashboardRoutes);
+  await app.register(mcpRoutes, { routeSchemas });
 
   return app;
 }

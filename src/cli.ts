@@ -17,6 +17,7 @@ function formatCommand(c: { usage: string; summary: string }): string {
 const USAGE = `usage: svc <command>
 
   start                      run the service (same as npm start)
+  mcp                        MCP server on stdio for desktop agents, relaying to SVC_URL with SVC_API_KEY
   migrate                    apply database migrations and exit
   deposit --amount <usdc>    devnet: fund the account of SVC_API_KEY (or --api-key) with a real on-chain
                              USDC deposit (faucet, link, transfer, submit); --url, --wallet-file
@@ -26,6 +27,8 @@ ${adminCommands.map(formatCommand).join('\n')}
 
 async function main(argv: string[]) {
   const [command, sub, ...rest] = argv;
+  // The stdio relay talks to a running service: it needs none of the service's own configuration.
+  if (command === 'mcp') return (await import('./cli-mcp.js')).runMcpCommand();
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();

@@ -309,3 +309,17 @@ function discoveryEmbeddingsConfig(env: Env): DiscoveryEmbeddingsConfig | undefi
     weight,
   };
 }
+
+/** `svc mcp` (stdio relay for desktop agents): which service to reach and with which key. */
+export interface McpBridgeConfig {
+  serviceUrl: string;
+  apiKey: string | undefined;
+}
+
+export function loadMcpBridgeConfig(env: Env = process.env): McpBridgeConfig {
+  const apiKey = str(env, 'SVC_API_KEY');
+  if (apiKey !== undefined && !apiKey.startsWith('svc_sk_')) {
+    throw new ConfigError('SVC_API_KEY must be an API key (svc_sk_...)');
+  }
+  return { serviceUrl: url(env, 'SVC_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080', apiKey };
+}
