@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyInstance, type preHandlerAsyncHookHandler } from 'fastify';
 import type { AppDeps } from './deps.js';
@@ -99,15 +100,38 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   }
 
   registerMetrics(app);
-  app.get('/healthz', { schema: { tags: ['health'] } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { tags: ['health'] } }, async (_request, reply) => {
-    try {
-      await deps.db.orm.execute(sql`SELECT 1`);
-      return { status: 'ready' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable' });
-    }
-  });
+  app.get(
+    '/healthz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness: the process answers',
+        response: { 200: Type.Object({ status: Type.String() }) },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
+  app.get(
+    '/readyz',
+    {
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the database answers (503 otherwise)',
+        response: {
+          200: Type.Object({ status: Type.String() }),
+          503: Type.Object({ status: Type.String() }),
+        },
+      },
+    },
+    async (_request, reply) => {
+      try {
+        await deps.db.orm.execute(sql`SELECT 1`);
+        return { status: 'ready' };
+      } catch {
+        return reply.status(503).send({ status: 'unavailable' });
+      }
+    },
+  );
 
   await app.register(authAdminRoutes);
   await app.register(authRoutes);
