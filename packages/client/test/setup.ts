@@ -33,18 +33,20 @@ export async function registerProvider(
   providerId: string,
   baseUrl: string,
   endpoints: { slug: string; behaviour: string; price_usdc?: string; timeout_ms?: number }[],
+  about: { category?: string; description?: string } = {},
 ) {
+  const description = about.description ?? 'Weather forecast for a city';
   await admin.adminCreateProvider({
     provider_id: providerId,
     name: `Weather ${providerId}`,
-    description: 'Weather forecast for a city',
-    category: 'data_intelligence',
+    description,
+    category: about.category ?? 'data_intelligence',
     base_url: baseUrl,
     endpoints: endpoints.map((e) => ({
       slug: e.slug,
       method: 'POST',
       path: `/${e.behaviour}`,
-      description: 'Weather forecast for a city',
+      description,
       parameters: { city: { type: 'string', required: false, description: 'City name' } },
       pricing: { model: 'per_call', price_per_call_usdc: e.price_usdc ?? '0.01' },
       timeout_ms: e.timeout_ms ?? 2_000,
