@@ -3,7 +3,7 @@
 import { register } from 'tsx/esm/api';
 
 register();
-if (process.argv[2] === 'mcp') {
+if (process.argv[2] === 'mcp' && !process.argv.includes('--help') && !process.argv.includes('-h')) {
   // The stdio relay for desktop agents: loads nothing of the service itself, so it starts fast.
   const { runMcpCommand } = await import('../src/cli-mcp.ts');
   process.exitCode = await runMcpCommand();

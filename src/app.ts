@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyInstance, type preHandlerAsyncHookHandler } from 'fastify';
 import type { AppDeps } from './deps.js';
@@ -118,12 +119,31 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   }
 
   registerMetrics(app);
-  app.get('/healthz', { schema: { tags: ['health'] }, config: { rateLimit: 'exempt' } }, async () => ({
-    status: 'ok',
-  }));
+  app.get(
+    '/healthz',
+    {
+      config: { rateLimit: 'exempt' },
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness: the process answers',
+        response: { 200: Type.Object({ status: Type.String() }) },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
   app.get(
     '/readyz',
-    { schema: { tags: ['health'] }, config: { rateLimit: 'exempt' } },
+    {
+      config: { rateLimit: 'exempt' },
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the database answers (503 otherwise)',
+        response: {
+          200: Type.Object({ status: Type.String() }),
+          503: Type.Object({ status: Type.String() }),
+        },
+      },
+    },
     async (_request, reply) => {
       try {
         await deps.db.orm.execute(sql`SELECT 1`);

@@ -323,3 +323,24 @@ export function loadMcpBridgeConfig(env: Env = process.env): McpBridgeConfig {
   }
   return { serviceUrl: url(env, 'SVC_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080', apiKey };
 }
+
+/** What the `svc` user commands need (they talk to a service over HTTP, not to its database). */
+export interface CliConfig {
+  /** SVC_URL: the service, default http://127.0.0.1:8080 */
+  url: string;
+  /** SVC_API_KEY: overrides the saved credentials. */
+  apiKey: string | undefined;
+  /** SVC_CREDENTIALS_FILE: where `svc login` saves credentials, default ~/.config/svc/credentials.json */
+  credentialsFile: string;
+}
+
+export function loadCliConfig(env: Env = process.env): CliConfig {
+  const home = str(env, 'HOME') ?? '.';
+  return {
+    url: (url(env, 'SVC_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080').replace(/\/$/, ''),
+    apiKey: str(env, 'SVC_API_KEY'),
+    credentialsFile: path.resolve(
+      str(env, 'SVC_CREDENTIALS_FILE') ?? path.join(home, '.config', 'svc', 'credentials.json'),
+    ),
+  };
+}

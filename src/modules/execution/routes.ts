@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
+import { ErrorShapeA, ErrorShapeB } from '../../http/envelope.js';
 import { accountOf, verifyDeferredCaller } from '../auth/index.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 import { executeCall } from './service.js';
@@ -35,6 +36,65 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         }),
         security: [{ apiKey: [] }, { bearer: [] }],
+        // The handler sends pre-serialised text, so these schemas document the answers without filtering them.
+        response: {
+          200: Type.Unsafe<unknown>(
+            Type.Object(
+              {
+                svc: Type.Object({
+                  call_id: Type.String(),
+                  provider_id: Type.String(),
+                  endpoint: Type.String(),
+                  charged_usdc: Type.String(),
+                  remaining_balance_usdc: Type.String(),
+                  latency_ms: Type.Integer(),
+                }),
+                data: Type.Unknown({
+                  description: "The provider's JSON answer (or {raw_body} for non-JSON)",
+                }),
+              },
+              { description: 'Provider 2xx: charged' },
+            ),
+          ),
+          400: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: "SVC-EXE-003 / SVC-VAL-001, or the provider's own 400 as {svc, data}",
+          }),
+          401: Type.Unsafe<unknown>(ErrorShapeA),
+          402: Type.Unsafe<unknown>(
+            Type.Union([ErrorShapeA, ErrorShapeB], {
+              description:
+                'SVC-PAY-001 insufficient balance (shape A) or SVC-CREDIT-002 spend limit (shape B)',
+            }),
+          ),
+          403: Type.Unsafe<unknown>(ErrorShapeA),
+          404: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: "SVC-EXE-001/002, or the provider's own 404 as {svc, data}",
+          }),
+          409: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-VAL-005: a request with this Idempotency-Key is in progress',
+          }),
+          422: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-VAL-004: Idempotency-Key reused with another request',
+          }),
+          '4xx': Type.Unsafe<unknown>(
+            Type.Object(
+              { svc: Type.Record(Type.String(), Type.Unknown()), data: Type.Unknown() },
+              { description: "The provider's own 4xx answer, charged, with its status" },
+            ),
+          ),
+          502: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-EXE-004: provider 5xx or unreachable; refunded',
+          }),
+          504: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-EXE-005: provider timeout; refunded',
+          }),
+        },
       },
       // The caller may come from the cached key mapping (auth/caller.ts): the debit checks the key and
       // the account status itself.

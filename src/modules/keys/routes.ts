@@ -68,6 +68,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListQuery,
         response: {
           200: Type.Object({ data: Type.Array(KeyView), pagination: CursorPagination, meta: MetaSchema }),
+          400: ErrorShapeA,
           ...errors,
         },
       },
@@ -93,7 +94,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security,
         summary: 'Create an API key (the full key is returned only here)',
         body: CreateBody,
-        response: { 201: Envelope(CreatedKey), ...errors },
+        response: { 201: Envelope(CreatedKey), 400: ErrorShapeA, ...errors },
       },
       ...guard,
     },

@@ -1,7 +1,7 @@
 // Admin ledger route: POST /v1/admin/accounts/:accountId/credits (DESIGN.md section 8).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { envelope } from '../../http/envelope.js';
+import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
 import { creditAccountByAdmin } from './admin-credit.js';
 import { toLedgerTransaction } from './format.js';
 
@@ -27,6 +27,27 @@ export const ledgerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64 }) }),
         headers: CreditHeaders,
         body: CreditBody,
+        security: [{ bearer: [] }],
+        response: {
+          201: Envelope(
+            Type.Object({
+              id: Type.String(),
+              type: Type.String(),
+              amountCredits: Type.String(),
+              amountUsdc: Type.String(),
+              balanceAfter: Type.String(),
+              description: Type.String(),
+              referenceType: Type.Union([Type.String(), Type.Null()]),
+              referenceId: Type.Union([Type.String(), Type.Null()]),
+              providerId: Type.Union([Type.String(), Type.Null()]),
+              capabilityId: Type.Union([Type.String(), Type.Null()]),
+              createdAt: Type.String(),
+            }),
+          ),
+          400: ErrorShapeA,
+          401: ErrorShapeA,
+          404: ErrorShapeA,
+        },
       },
       config: { auth: 'admin' },
     },
