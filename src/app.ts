@@ -7,6 +7,7 @@ import Fastify, { type FastifyInstance, type preHandlerAsyncHookHandler } from '
 import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
+import { registerInputGuards } from './http/input-guards.js';
 import { registerMetrics } from './http/metrics.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
@@ -65,6 +66,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.decorate('requireAdmin', makeRequireAdmin(deps.secrets.adminToken));
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
   registerErrorHandling(app);
+  registerInputGuards(app);
   // JSON only: without this Fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
 

@@ -1,9 +1,11 @@
 // POST /v1/execute/:providerId/:endpointSlug (SPEC.md 4.2). The body is validated against the endpoint's
 // own parameter schema inside the service (it differs per endpoint), not by a route schema.
+
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
+import { PathId } from '../../http/path-ids.js';
 import { verifyDeferredCaller } from '../auth/caller.js';
 import { accountOf } from '../auth/guards.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
@@ -32,8 +34,8 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'charged and returned with its status; 5xx/connection failure → refund + 502 SVC-EXE-004; timeout → ' +
           'refund + 504 SVC-EXE-005. `Idempotency-Key` (≤ 255 chars) makes retries safe.',
         params: Type.Object({
-          providerId: Type.String({ minLength: 1, maxLength: 128 }),
-          endpointSlug: Type.String({ minLength: 1, maxLength: 128 }),
+          providerId: PathId(128),
+          endpointSlug: PathId(128),
         }),
         headers: Type.Object({
           'idempotency-key': Type.Optional(

@@ -1,7 +1,9 @@
 // Admin ledger route: POST /v1/admin/accounts/:accountId/credits (DESIGN.md section 8).
+
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { envelope } from '../../http/envelope.js';
+import { PathId } from '../../http/path-ids.js';
 import { creditAccountByAdmin } from './admin-credit.js';
 import { toLedgerTransaction } from './format.js';
 
@@ -24,7 +26,7 @@ export const ledgerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['admin'],
         summary: 'Credit an account (admin_credit ledger entry); unknown account → 404 SVC-AUTH-005',
-        params: Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        params: Type.Object({ accountId: PathId(64) }),
         headers: CreditHeaders,
         body: CreditBody,
       },
