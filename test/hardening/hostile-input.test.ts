@@ -39,7 +39,7 @@ describe('NUL bytes', () => {
       payload: { amount_usdc: '1', description: 'x\u0000' },
       who: 'admin',
     },
-    { method: 'POST', url: '/v1/auth/login', payload: { email: 'a@b.co', ['k\u0000']: 1 }, who: 'anon' },
+    { method: 'POST', url: '/v1/auth/login', payload: { email: 'a@b.co', 'k\u0000': 1 }, who: 'anon' },
   ];
   for (const c of cases) {
     it(`${c.method} ${c.url} (${c.who}) → 400 SVC-VAL-001`, async () => {
