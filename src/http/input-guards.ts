@@ -4,7 +4,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/catalogue.js';
 
-
 function nulError(where: string) {
   return new AppError('SVC-VAL-001', `${where || 'body'} must not contain NUL bytes`, {
     errors: [{ path: where, message: 'must not contain NUL bytes' }],
