@@ -5,10 +5,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
+import { IdempotencyKeyHeader } from '../../http/idempotency.js';
 import { PathId } from '../../http/path-ids.js';
 import { verifyDeferredCaller } from '../auth/caller.js';
 import { accountOf } from '../auth/guards.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 import { executionRuntime } from './runtime.js';
 import { executeCall } from './service.js';
 
@@ -38,9 +38,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           endpointSlug: PathId(128),
         }),
         headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH }),
-          ),
+          'idempotency-key': IdempotencyKeyHeader,
         }),
         security: [{ apiKey: [] }, { bearer: [] }],
       },

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { envelope } from '../../http/envelope.js';
+import { IdempotencyKeyHeader } from '../../http/idempotency.js';
 import { PathId } from '../../http/path-ids.js';
 import { creditAccountByAdmin } from './admin-credit.js';
 import { toLedgerTransaction } from './format.js';
@@ -15,9 +16,7 @@ const CreditBody = Type.Object(
   { additionalProperties: false },
 );
 
-const CreditHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-});
+const CreditHeaders = Type.Object({ 'idempotency-key': IdempotencyKeyHeader });
 
 export const ledgerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
