@@ -151,5 +151,40 @@ export function pgErrorCode(err: unknown): string | undefined {
   return undefined;
 }
 
+// Connection-level failures: the database is unreachable, restarting or refusing connections, as opposed
+// to a query it answered with an error. These become 503 SVC-SYS-002 (clients back off and retry).
+const UNAVAILABLE_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
+const UNAVAILABLE_MESSAGES = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /PGlite is closed/i,
+  /Client has encountered a connection error/i,
+  /Cannot use a pool after calling end/i,
+];
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') {
+      // 08xxx connection exceptions; 57P01-57P03 admin shutdown, crash shutdown, cannot connect now.
+      if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || UNAVAILABLE_SYSTEM_CODES.has(code)) {
+        return true;
+      }
+    }
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(message))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export const isUniqueViolation = (err: unknown) => pgErrorCode(err) === '23505';
 export const isRetryable = (err: unknown) => ['40001', '40P01'].includes(pgErrorCode(err) ?? '');

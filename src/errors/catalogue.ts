@@ -123,6 +123,12 @@ export const ERRORS = {
   'SVC-VAL-006': { status: 404, shape: 'A', title: 'Not Found', message: 'No such route' },
   'SVC-VAL-007': { status: 409, shape: 'A', title: 'Conflict', message: 'Already exists' },
   'SVC-SYS-001': { status: 500, shape: 'A', title: 'Internal Server Error', message: 'Internal error' },
+  'SVC-SYS-002': {
+    status: 503,
+    shape: 'A',
+    title: 'Service Unavailable',
+    message: 'A backing service is unreachable; retry after the delay in Retry-After',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
