@@ -40,6 +40,8 @@ export interface Config {
   trustProxy: string | undefined;
   bodyLimitBytes: number;
   logLevel: string;
+  /** SVC_ALLOW_PRIVATE_PROVIDERS: provider base URLs may reach private/loopback addresses (always in devnet). */
+  allowPrivateProviders: boolean;
   /** Optional OpenAI-compatible embeddings API fused into discovery's ranking (docs/discovery.md). */
   discoveryEmbeddings: DiscoveryEmbeddingsConfig | undefined;
 }
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxyList(env),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    allowPrivateProviders: bool(env, 'SVC_ALLOW_PRIVATE_PROVIDERS', false),
     discoveryEmbeddings: discoveryEmbeddingsConfig(env),
   };
 }

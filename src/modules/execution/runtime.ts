@@ -1,8 +1,10 @@
 // Per-process execution state tied to one AppDeps: endpoint cache, provider connection pool, and the
 // group-commit writer of call outcomes.
+
 import type { FastifyBaseLogger } from 'fastify';
 import type { Agent } from 'undici';
 import type { AppDeps } from '../../deps.js';
+import { providerEgressPolicy } from '../../lib/egress.js';
 import { DebitCoalescer } from './debit-coalescer.js';
 import { createProviderAgent } from './forward.js';
 import { EndpointResolver } from './resolve.js';
@@ -25,7 +27,7 @@ export function executionRuntime(deps: AppDeps, log?: FastifyBaseLogger): Execut
   const resolver = new EndpointResolver(deps.secrets.encryptionKey);
   const onCatalogChanged = ({ providerId }: { providerId: string }) => resolver.invalidate(providerId);
   deps.events.on('catalog.changed', onCatalogChanged);
-  const agent = createProviderAgent();
+  const agent = createProviderAgent(providerEgressPolicy(deps.config));
   const settleQueue = new SettleQueue(deps.db, log ?? console);
   let closed: Promise<void> | undefined;
   rt = {
