@@ -10,6 +10,7 @@ import { registerErrorHandling } from './errors/handler.js';
 import { registerInputGuards } from './http/input-guards.js';
 import { logSerializers, REDACT_PATHS } from './http/logging.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerRouteIndex } from './http/route-index.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
 import { authAdminRoutes } from './modules/auth/admin-routes.js';
@@ -64,6 +65,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
   registerErrorHandling(app);
   registerInputGuards(app);
+  registerRouteIndex(app);
   // JSON only: without this Fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
 

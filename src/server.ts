@@ -1,6 +1,6 @@
 // Reads config, builds the app, listens. Nothing else.
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, startupErrorMessage } from './config.js';
 import { closeDeps, createDeps } from './deps.js';
 import { backgroundJobs } from './jobs/registry.js';
 import { startJobs } from './jobs/runner.js';
@@ -17,7 +17,13 @@ async function main() {
     }
     throw err;
   }
-  const deps = await createDeps(config);
+  const fail = (err: unknown): never => {
+    console.error(startupErrorMessage(err, config));
+    // The stack only when asked for: it is noise for a busy port or a locked data dir.
+    if (config.logLevel === 'debug' || config.logLevel === 'trace') console.error(err);
+    process.exit(1);
+  };
+  const deps = await createDeps(config).catch(fail);
   const app = await buildApp(deps);
   if (deps.secrets.adminTokenCreated) {
     // Printed once, when generated; it stays in <data dir>/secrets/admin-token.
@@ -25,7 +31,10 @@ async function main() {
       `\nAdmin token (saved in ${config.dataDir}/secrets/admin-token):\n  ${deps.secrets.adminToken}\n`,
     );
   }
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
+    await closeDeps(deps).catch(() => {});
+    fail(err);
+  });
   const side = await startSideServices(deps, app);
   const jobs = startJobs(deps, backgroundJobs, app.log);
 

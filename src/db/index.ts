@@ -1,6 +1,6 @@
 // Database adapter: embedded PGlite (default) or PostgreSQL, behind one Drizzle instance.
 // Same migrations, same queries on both. int8 columns arrive as `bigint` on both drivers.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
@@ -87,11 +87,54 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   };
 }
 
+/** A second process opening the same embedded database would corrupt it; it is refused at once. */
+export class DataDirLocked extends Error {}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes `<dataDir>.lock` (holding our pid) or throws DataDirLocked naming the live process that holds it.
+ * A lock left by a dead process (kill -9) is taken over. Returns the release function.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  const file = `${dataDir}.lock`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      return () => {
+        if (readFileSync(file, 'utf8').trim() === String(process.pid)) rmSync(file, { force: true });
+      };
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EEXIST') throw err;
+      const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
+      if (Number.isInteger(holder) && isAlive(holder)) {
+        throw new DataDirLocked(
+          `the embedded database ${dataDir} is in use by process ${holder} (a running svc?); ` +
+            'stop it, or use the admin API of the running service',
+        );
+      }
+      rmSync(file, { force: true }); // stale: its process is gone
+    }
+  }
+  throw new DataDirLocked(`could not lock ${dataDir}`);
+}
+
 async function openPglite(dataDir: string | undefined, template: Blob | undefined): Promise<Database> {
   if (dataDir) mkdirSync(path.dirname(dataDir), { recursive: true });
+  const release = dataDir ? lockDataDir(dataDir) : () => {};
   const client = await PGlite.create(dataDir, {
     parsers: { [INT8]: (v: string) => BigInt(v) },
     ...(template && !dataDir ? { loadDataDir: template } : {}),
+  }).catch((err: unknown) => {
+    release();
+    throw err;
   });
   const orm = drizzlePglite(client) as unknown as Orm;
   return {
@@ -109,7 +152,11 @@ async function openPglite(dataDir: string | undefined, template: Blob | undefine
       );
     },
     async close() {
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
     },
   };
 }

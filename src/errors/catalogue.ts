@@ -122,6 +122,7 @@ export const ERRORS = {
   },
   'SVC-VAL-006': { status: 404, shape: 'A', title: 'Not Found', message: 'No such route' },
   'SVC-VAL-007': { status: 409, shape: 'A', title: 'Conflict', message: 'Already exists' },
+  'SVC-VAL-008': { status: 405, shape: 'A', title: 'Method Not Allowed', message: 'Method not allowed' },
   'SVC-SYS-001': { status: 500, shape: 'A', title: 'Internal Server Error', message: 'Internal error' },
   'SVC-SYS-002': {
     status: 503,

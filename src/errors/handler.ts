@@ -131,7 +131,23 @@ export function registerErrorHandling(app: FastifyInstance) {
     );
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new AppError('SVC-VAL-006', `No route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    // A known path with another method: 405 with the methods it does answer to.
+    const allowed = app.hasDecorator('routeIndex') ? app.routeIndex.allowed(path) : [];
+    if (allowed.length > 0) {
+      return sendError(
+        reply,
+        new AppError(
+          'SVC-VAL-008',
+          `${request.method} is not allowed on ${path}`,
+          { allow: allowed },
+          {
+            Allow: allowed.join(', '),
+          },
+        ),
+      );
+    }
+    return sendError(reply, new AppError('SVC-VAL-006', `No route ${request.method} ${path}`));
+  });
 }
