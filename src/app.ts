@@ -8,7 +8,10 @@ import Fastify, { type FastifyInstance, type preHandlerAsyncHookHandler } from '
 import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
+import { registerInputGuards } from './http/input-guards.js';
+import { logSerializers, REDACT_PATHS } from './http/logging.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerRouteIndex } from './http/route-index.js';
 import { registerRoutePolicy } from './http/route-policy.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
@@ -47,21 +50,17 @@ export interface BuildAppOptions {
   logger?: boolean | Record<string, unknown>;
 }
 
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers["x-svc-api-key"]',
-  'req.headers["x-svc-signature"]',
-  'req.headers["x-svc-nonce"]',
-  'req.headers.cookie',
-  'req.headers["stripe-signature"]',
-];
-
 export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const logger =
     opts.logger === false
       ? false
-      : { level: config.logLevel, redact: REDACT, ...(opts.logger === true ? {} : opts.logger) };
+      : {
+          level: config.logLevel,
+          redact: REDACT_PATHS,
+          serializers: logSerializers,
+          ...(opts.logger === true ? {} : opts.logger),
+        };
   const app = Fastify({
     logger,
     bodyLimit: config.bodyLimitBytes,
@@ -82,6 +81,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.decorate('requireAdmin', makeRequireAdmin(deps.secrets.adminToken));
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
   registerErrorHandling(app);
+  registerInputGuards(app);
+  registerRouteIndex(app);
   // JSON only: without this Fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
 

@@ -50,6 +50,8 @@ export interface Config {
   trustProxy: string | undefined;
   bodyLimitBytes: number;
   logLevel: string;
+  /** SVC_ALLOW_PRIVATE_PROVIDERS: provider base URLs may reach private/loopback addresses (always in devnet). */
+  allowPrivateProviders: boolean;
   /** Optional OpenAI-compatible embeddings API fused into discovery's ranking (docs/discovery.md). */
   discoveryEmbeddings: DiscoveryEmbeddingsConfig | undefined;
 }
@@ -204,7 +206,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: rateLimitConfig(env),
     trustProxy: trustProxyList(env),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    logLevel: logLevel(env),
+    allowPrivateProviders: bool(env, 'SVC_ALLOW_PRIVATE_PROVIDERS', false),
     discoveryEmbeddings: discoveryEmbeddingsConfig(env),
   };
 }
@@ -241,6 +244,29 @@ function chainConfig(env: Env, svcEnv: SvcEnv): Config['chain'] {
     depositWatch: bool(env, 'SVC_DEPOSIT_WATCH', devnet),
     devnetChainPort: int(env, 'SVC_DEVNET_CHAIN_PORT', 0, 0, 65535),
   };
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(env: Env): string {
+  const raw = str(env, 'LOG_LEVEL')?.toLowerCase() ?? 'info';
+  if (!LOG_LEVELS.includes(raw))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw;
+}
+
+/** A start-up failure as one line a person can act on (the stack is for bugs, not for a busy port). */
+export function startupErrorMessage(err: unknown, config: Pick<Config, 'host' | 'port'>): string {
+  const e = err as { code?: unknown; message?: unknown };
+  if (err instanceof ConfigError) return `Configuration error: ${err.message}`;
+  if (e.code === 'EADDRINUSE') {
+    return `Cannot start: ${config.host}:${config.port} is already in use (set PORT to a free port or stop the other process)`;
+  }
+  if (e.code === 'EACCES')
+    return `Cannot start: no permission to listen on ${config.host}:${config.port} (set PORT)`;
+  if (e.code === 'EADDRNOTAVAIL')
+    return `Cannot start: HOST=${config.host} is not an address of this machine`;
+  return `Cannot start: ${String(e.message ?? err)}`;
 }
 
 function rateLimitConfig(env: Env): RateLimitConfig {

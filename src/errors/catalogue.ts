@@ -128,12 +128,13 @@ export const ERRORS = {
     title: 'Bad Request',
     message: "Tool arguments do not match the tool's input schema",
   },
+  'SVC-VAL-008': { status: 405, shape: 'A', title: 'Method Not Allowed', message: 'Method not allowed' },
   'SVC-SYS-001': { status: 500, shape: 'A', title: 'Internal Server Error', message: 'Internal error' },
   'SVC-SYS-002': {
     status: 503,
     shape: 'A',
     title: 'Service Unavailable',
-    message: 'A dependency is unreachable; retry later',
+    message: 'A backing service is unreachable; retry after the delay in Retry-After',
   },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
+import { PathId } from '../../http/path-ids.js';
 import { changeAccountStatus, createAccountWithKey } from './accounts.js';
 
 const CreateAccountBody = Type.Object(
@@ -17,7 +18,7 @@ const StatusBody = Type.Object(
   { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })) },
   { additionalProperties: false },
 );
-const AccountParams = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 100 }) });
+const AccountParams = Type.Object({ accountId: PathId(100) });
 const StatusChange = Type.Object({ account_id: Type.String(), status: Type.String() });
 
 export const authAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,12 +1,14 @@
 // POST /v1/execute/:providerId/:endpointSlug (SPEC.md 4.2). The body is validated against the endpoint's
 // own parameter schema inside the service (it differs per endpoint), not by a route schema.
+
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
 import { ErrorShapeA, ErrorShapeB } from '../../http/envelope.js';
+import { IdempotencyKeyHeader } from '../../http/idempotency.js';
+import { PathId } from '../../http/path-ids.js';
 import { accountOf, verifyDeferredCaller } from '../auth/index.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 import { executeCall } from './service.js';
 
 /** Requests whose key and account status the debit statement has already checked. */
@@ -27,13 +29,11 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'charged and returned with its status; 5xx/connection failure → refund + 502 SVC-EXE-004; timeout → ' +
           'refund + 504 SVC-EXE-005. `Idempotency-Key` (≤ 255 chars) makes retries safe.',
         params: Type.Object({
-          providerId: Type.String({ minLength: 1, maxLength: 128 }),
-          endpointSlug: Type.String({ minLength: 1, maxLength: 128 }),
+          providerId: PathId(128),
+          endpointSlug: PathId(128),
         }),
         headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH }),
-          ),
+          'idempotency-key': IdempotencyKeyHeader,
         }),
         security: [{ apiKey: [] }, { bearer: [] }],
         // The handler sends pre-serialised text, so these schemas document the answers without filtering them.

@@ -88,20 +88,33 @@ export async function executeCall(app: ExecutionContext, input: ExecuteInput): P
       ...(providerStatus !== null ? { provider_status: providerStatus } : {}),
     };
     const error = new AppError(code, undefined, details);
-    await refundAndRecord(deps, {
-      callId,
-      outcome,
-      reason,
-      providerStatus,
-      latencyMs: result.latencyMs,
-      finishedAt,
-      ...(keep
-        ? {
-            responseStatus: error.status,
-            responseBody: JSON.stringify(errorBody(code, error.message, details)),
-          }
-        : {}),
-    });
+    try {
+      await refundAndRecord(deps, {
+        callId,
+        outcome,
+        reason,
+        providerStatus,
+        latencyMs: result.latencyMs,
+        finishedAt,
+        ...(keep
+          ? {
+              responseStatus: error.status,
+              responseBody: JSON.stringify(errorBody(code, error.message, details)),
+            }
+          : {}),
+      });
+    } catch {
+      // The database is down: the call row stays pending and the sweeper refunds it once the deadline
+      // passes (docs/execution.md). The agent still gets the provider's 502/504, told the refund is pending
+      // (the error handler logs it with details.refund).
+      throw new AppError(
+        code,
+        code === 'SVC-EXE-005'
+          ? 'Provider timed out; the refund is pending'
+          : 'Provider failed; the refund is pending',
+        { ...details, refund: 'pending' },
+      );
+    }
     throw error;
   }
 

@@ -1,5 +1,6 @@
 // API key management (SPEC.md 4.5): any authenticated caller (API key, session or wallet signature)
 // manages its own account's keys. Envelope responses (DESIGN.md section 5).
+
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { accountOf } from '../../http/caller.js';
@@ -12,6 +13,7 @@ import {
   envelopeWithPagination,
   MetaSchema,
 } from '../../http/envelope.js';
+import { PathId } from '../../http/path-ids.js';
 import { createApiKey, listApiKeys, revokeApiKey } from './service.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
@@ -49,7 +51,7 @@ const CreateBody = Type.Object(
   { name: Type.String({ minLength: 1, maxLength: 100 }) },
   { additionalProperties: false },
 );
-const KeyParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 100 }) });
+const KeyParams = Type.Object({ keyId: PathId(100) });
 
 export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
