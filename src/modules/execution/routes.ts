@@ -80,10 +80,18 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
             ...ErrorShapeA,
             description: 'SVC-VAL-004: Idempotency-Key reused with another request',
           }),
+          // Also the schema Fastify serialises every other 4xx with (429 from the rate limiter, 413, 415…),
+          // so it must admit our error shape too, not only the provider's answer.
           '4xx': Type.Unsafe<unknown>(
-            Type.Object(
-              { svc: Type.Record(Type.String(), Type.Unknown()), data: Type.Unknown() },
-              { description: "The provider's own 4xx answer, charged, with its status" },
+            Type.Union(
+              [
+                Type.Object({ svc: Type.Record(Type.String(), Type.Unknown()), data: Type.Unknown() }),
+                ErrorShapeA,
+              ],
+              {
+                description:
+                  "The provider's own 4xx answer, charged, with its status; or an error (429, 413, 415)",
+              },
             ),
           ),
           502: Type.Unsafe<unknown>({
