@@ -287,7 +287,9 @@ export async function runTool(
       }
       return runPaidExecute(app, request, tool, args, header);
     }
-    if (request.caller.kind !== 'account') return runPaidExecute(app, request, tool, args, undefined);
+    // No credential at all (a bad one keeps the execute route's plain 401, as over HTTP).
+    const { kind } = request.caller;
+    if (kind === 'anonymous' || kind === 'wallet') return runPaidExecute(app, request, tool, args, undefined);
   }
   const call = tool.toRoute(args);
   const method = tool.route.slice(0, tool.route.indexOf(' ')) as 'GET' | 'POST';
