@@ -87,9 +87,9 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
     },
     async (request, reply) => {
       const repeated: Record<string, string> = {};
-      const server = createMcpServer(tools(), async (tool, args) => {
+      const server = createMcpServer(tools(), async (tool, args, meta) => {
         try {
-          const outcome = await runTool(app, request, tool, args);
+          const outcome = await runTool(app, request, tool, args, meta);
           Object.assign(repeated, outcome.headers);
           return outcome.result;
         } catch (err) {

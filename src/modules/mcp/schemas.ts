@@ -38,12 +38,16 @@ const ErrorResult: JsonSchema = {
         details: { type: 'object' },
       },
     },
+    // svc_execute without an account: the x402 payment requirements, where x402's MCP transport reads them.
+    x402Version: { type: 'integer' },
+    resource: { type: 'object' },
+    accepts: { type: 'array', items: { type: 'object' } },
   },
 };
 
 /**
  * POST /v1/execute answers the provider's own body, so the route declares no response schema; its
- * `svc` block is built in src/modules/execution/service.ts.
+ * `svc` block is built in src/modules/execution/service.ts (account) or src/modules/x402/service.ts (x402).
  */
 const ExecuteResult: JsonSchema = {
   type: 'object',
@@ -51,14 +55,25 @@ const ExecuteResult: JsonSchema = {
   properties: {
     svc: {
       type: 'object',
-      required: ['call_id', 'provider_id', 'endpoint', 'charged_usdc', 'remaining_balance_usdc'],
+      required: ['call_id', 'provider_id', 'endpoint', 'charged_usdc'],
       properties: {
         call_id: { type: 'string' },
         provider_id: { type: 'string' },
         endpoint: { type: 'string' },
         charged_usdc: { type: 'string' },
+        /** Calls paid from an account balance. */
         remaining_balance_usdc: { type: 'string' },
         latency_ms: { type: 'number' },
+        /** Calls paid with x402: where the payment settled (src/modules/x402/service.ts). */
+        payment: {
+          type: 'object',
+          required: ['network', 'transaction', 'payer'],
+          properties: {
+            network: { type: 'string' },
+            transaction: { type: 'string' },
+            payer: { type: 'string' },
+          },
+        },
       },
     },
     data: { description: "The provider's answer (JSON; a non-JSON body as {raw_body})" },

@@ -55,7 +55,11 @@ export interface McpToolset {
   args: ToolArguments;
 }
 
-export type RunTool = (tool: ToolDefinition, args: Record<string, unknown>) => Promise<CallToolResult>;
+export type RunTool = (
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown>,
+) => Promise<CallToolResult>;
 
 export function createMcpServer(toolset: McpToolset, run: RunTool): Server {
   const server = new Server(SERVER_INFO, {
@@ -68,7 +72,8 @@ export function createMcpServer(toolset: McpToolset, run: RunTool): Server {
     // An unknown tool is a protocol error, not a tool result (MCP spec, tools: error handling).
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     const args = request.params.arguments ?? {};
-    return toolset.args.check(tool, args) ?? (await run(tool, args));
+    // `_meta` carries per-call extras such as an x402 payment (`x402/payment`, docs/mcp.md).
+    return toolset.args.check(tool, args) ?? (await run(tool, args, request.params._meta ?? {}));
   });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [FIND_AND_CALL] }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {

@@ -96,18 +96,21 @@ function resultOf(tool: ToolDefinition, body: Record<string, unknown>): Record<s
   }
 }
 
+function jsonOf(res: LightMyRequestResponse): unknown {
+  try {
+    return res.payload === '' ? undefined : JSON.parse(res.payload);
+  } catch {
+    return undefined;
+  }
+}
+
 function toOutcome(tool: ToolDefinition, res: LightMyRequestResponse): ToolOutcome {
   const headers: Record<string, string> = {};
   for (const name of REPEATED_HEADERS) {
     const value = res.headers[name];
     if (value !== undefined) headers[name] = String(value);
   }
-  let body: unknown;
-  try {
-    body = res.payload === '' ? undefined : JSON.parse(res.payload);
-  } catch {
-    body = undefined;
-  }
+  const body = jsonOf(res);
   if (res.statusCode < 300 && isObject(body))
     return { result: toolResult(resultOf(tool, body), false), headers };
   // A provider 4xx through execute: charged, answered in the execute shape with the provider's status.
@@ -145,28 +148,30 @@ export class ToolArguments {
   }
 }
 
-/** One tool call = one request to the tool's route, as the caller of the MCP request. */
-export async function runTool(
-  app: FastifyInstance,
-  request: FastifyRequest,
-  tool: ToolDefinition,
-  args: Record<string, unknown>,
-): Promise<ToolOutcome> {
-  const call = tool.toRoute(args);
-  const method = tool.route.slice(0, tool.route.indexOf(' ')) as 'GET' | 'POST';
-  const headers: Record<string, string> = { ...call.headers };
+/** `_meta` key of a tool call that carries an x402 payment, and of the result that carries its settlement. */
+export const PAYMENT_META = 'x402/payment';
+export const PAYMENT_RESPONSE_META = 'x402/payment-response';
+
+function forwardedHeaders(request: FastifyRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
   for (const name of FORWARDED_HEADERS) {
     const value = request.headers[name];
     if (typeof value === 'string') headers[name] = value;
   }
-  // Anonymous svc_execute answers the route's 401 SVC-AUTH-001 (details.x402_url once x402 exists). The
-  // x402 seam (DESIGN.md 13): when `_meta["x402/payment"]` is present, run POST /x402/:providerId/:slug
-  // with that payment as PAYMENT-SIGNATURE instead, and put its requirements in the error's details.
+  return headers;
+}
+
+async function inject(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  tool: ToolDefinition,
+  call: { method: 'GET' | 'POST'; url: string; headers: Record<string, string>; payload?: unknown },
+): Promise<LightMyRequestResponse> {
   const res = await app.inject({
-    method,
+    method: call.method,
     url: call.url,
-    headers: method === 'POST' ? { ...headers, 'content-type': 'application/json' } : headers,
-    ...(method === 'POST' ? { payload: JSON.stringify(call.payload ?? {}) } : {}),
+    headers: call.method === 'POST' ? { ...call.headers, 'content-type': 'application/json' } : call.headers,
+    ...(call.method === 'POST' ? { payload: JSON.stringify(call.payload ?? {}) } : {}),
     // The rate limiter counts per client IP for anonymous callers: the route sees the MCP caller's.
     remoteAddress: request.ip,
   });
@@ -174,5 +179,125 @@ export async function runTool(
     { tool: tool.name, route_request_id: res.headers['x-request-id'], status: res.statusCode },
     'mcp tool call',
   );
+  return res;
+}
+
+/**
+ * The payment of `_meta["x402/payment"]` as the x402 route's PAYMENT-SIGNATURE header: x402's MCP transport
+ * sends the PaymentPayload object; the base64 header string (what HTTP clients send) is taken as it is.
+ */
+function paymentHeaderOf(payment: unknown): string | undefined {
+  if (typeof payment === 'string' && payment.trim() !== '') return payment.trim();
+  if (isObject(payment)) return Buffer.from(JSON.stringify(payment)).toString('base64');
+  return undefined;
+}
+
+function decodedSettlement(res: LightMyRequestResponse): Record<string, unknown> | undefined {
+  const header = res.headers['payment-response'];
+  if (typeof header !== 'string' || header === '') return undefined;
+  try {
+    const settlement: unknown = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+    return isObject(settlement) ? settlement : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * svc_execute paid with x402 (DESIGN.md 13): POST /x402/:providerId/:slug with the payment, if any, as
+ * PAYMENT-SIGNATURE. A 402 (no payment, or one refused) becomes SVC-AUTH-001 with the payment requirements
+ * in details.x402 and their x402Version, resource and accepts at the top level, where x402's MCP transport
+ * looks for them; a paid answer is `{svc, data}` with the settlement in `_meta["x402/payment-response"]`.
+ */
+async function runPaidExecute(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  paymentHeader: string | undefined,
+): Promise<ToolOutcome> {
+  const headers = forwardedHeaders(request);
+  if (paymentHeader !== undefined) headers['payment-signature'] = paymentHeader;
+  const url = `/x402/${encodeURIComponent(String(args.provider_id))}/${encodeURIComponent(String(args.endpoint))}`;
+  const res = await inject(app, request, tool, {
+    method: 'POST',
+    url,
+    headers,
+    payload: args.params,
+  });
+  const outcome = toOutcome(tool, res);
+  const body = jsonOf(res);
+  if (res.statusCode === 402 && isObject(body) && Array.isArray(body.accepts)) {
+    const requirements = { x402Version: body.x402Version, resource: body.resource, accepts: body.accepts };
+    const reason = typeof body.error === 'string' ? body.error : undefined;
+    const resourceUrl = isObject(body.resource) ? body.resource.url : undefined;
+    const error = reason
+      ? fromAppError(
+          'SVC-AUTH-001',
+          `x402 payment refused (${reason})${typeof body.message === 'string' ? `: ${body.message}` : ''}`,
+          { x402: requirements, x402_url: resourceUrl, reason },
+        )
+      : fromAppError(
+          'SVC-AUTH-001',
+          'Payment required: connect with an API key, or pay this call with x402 — sign one of accepts ' +
+            'and call svc_execute again with the payment payload in _meta["x402/payment"]',
+          { x402: requirements, x402_url: resourceUrl },
+        );
+    return { result: toolResult({ error, ...requirements }, true), headers: outcome.headers };
+  }
+  if (paymentHeader === undefined && res.statusCode !== 429) {
+    // No payment and no quote (params invalid, unknown endpoint, chain unreachable): still the refusal
+    // of an anonymous call, SVC-AUTH-001 as DESIGN.md 13 says, with the reason the quote failed.
+    const quoteError = outcome.result.structuredContent?.error;
+    const error = fromAppError('SVC-AUTH-001', undefined, {
+      x402_url: `${app.deps.config.publicUrl}${url}`,
+      ...(isObject(quoteError) ? { x402_error: quoteError } : {}),
+    });
+    return { result: errorResult(error), headers: outcome.headers };
+  }
+  const settlement = decodedSettlement(res);
+  if (settlement) outcome.result._meta = { [PAYMENT_RESPONSE_META]: settlement };
+  return outcome;
+}
+
+/** One tool call = one request to the tool's route, as the caller of the MCP request. */
+export async function runTool(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> = {},
+): Promise<ToolOutcome> {
+  // svc_execute without an account, or with an x402 payment: the x402 route (DESIGN.md 13).
+  if (tool.name === 'svc_execute') {
+    const payment = meta[PAYMENT_META];
+    if (payment !== undefined) {
+      const header = paymentHeaderOf(payment);
+      if (header === undefined) {
+        const message = `_meta["${PAYMENT_META}"] must be an x402 PaymentPayload object or its base64 header`;
+        return {
+          result: errorResult(
+            fromAppError('SVC-MCP-001', message, {
+              tool: tool.name,
+              errors: [{ path: `_meta.${PAYMENT_META}`, message: 'is invalid' }],
+            }),
+          ),
+          headers: {},
+        };
+      }
+      return runPaidExecute(app, request, tool, args, header);
+    }
+    // No credential at all (a bad one keeps the execute route's plain 401, as over HTTP).
+    const { kind } = request.caller;
+    if (kind === 'anonymous' || kind === 'wallet') return runPaidExecute(app, request, tool, args, undefined);
+  }
+  const call = tool.toRoute(args);
+  const method = tool.route.slice(0, tool.route.indexOf(' ')) as 'GET' | 'POST';
+  const res = await inject(app, request, tool, {
+    method,
+    url: call.url,
+    headers: { ...call.headers, ...forwardedHeaders(request) },
+    payload: call.payload,
+  });
   return toOutcome(tool, res);
 }

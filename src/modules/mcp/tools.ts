@@ -113,7 +113,9 @@ export const TOOLS: readonly ToolDefinition[] = [
       'remaining_balance_usdc, latency_ms, ...}, data: <the provider answer>}. A provider error (5xx) or ' +
       'timeout is refunded automatically; a provider 4xx (bad params) is charged, so check the params ' +
       'against svc_get_endpoint first. Pass an idempotency_key to retry safely without paying twice. ' +
-      'Errors: SVC-PAY-001 balance too low (see svc_deposit_info), SVC-EXE-003 params invalid.',
+      'Errors: SVC-PAY-001 balance too low (see svc_deposit_info), SVC-EXE-003 params invalid. Without ' +
+      'an account: SVC-AUTH-001 with the x402 payment requirements (accepts); sign one with an x402 client ' +
+      'and call again with the PaymentPayload in _meta["x402/payment"] to pay this one call in USDC.',
     inputSchema: {
       type: 'object',
       properties: {
