@@ -1,6 +1,8 @@
-// Starting and stopping an anvil process from the npm package `@foundry-rs/anvil`. The binary ships in
-// the platform package (`@foundry-rs/anvil-linux-amd64/bin/anvil`, an optional dependency that `npm ci`
-// installs with its executable bit), so no install script is needed; we resolve it directly.
+// Starting and stopping an anvil process from foundry's npm packages. The binary ships in the platform
+// package (`@foundry-rs/anvil-linux-amd64/bin/anvil`, installed by `npm ci` with its executable bit), so no
+// install script is needed; we resolve it directly. We depend on the platform package itself, not on the
+// `@foundry-rs/anvil` wrapper: the wrapper lists platform packages our registry does not carry, which makes
+// `npm ci` refuse the lock file (docs/deposits.md).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
