@@ -179,5 +179,5 @@ describe('crash safety', () => {
     expect(swept).toEqual({ status: 'timeout', refunded: true, refund_reason: 'abandoned' });
     expect(await checkLedgerInvariants(db)).toEqual([]);
     await first.close();
-  }, 60_000);
+  }, 180_000); // two PGlite data dirs are created from scratch (initdb + migrations) and a child process started
 });
