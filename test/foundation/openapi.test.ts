@@ -13,8 +13,8 @@ interface Operation {
 type OpenApi = { paths: Record<string, Record<string, Operation>> };
 
 /**
- * Statuses any route may answer: documented once in docs/api.md, not per operation. 405 SVC-VAL-008 is
- * answered for a method a path does not serve, so no documented operation can carry it.
+ * Statuses any route may answer: documented once in docs/decisions.md (OpenAPI), not per operation.
+ * 405 SVC-VAL-008 answers a method a path does not serve, so no documented operation can carry it.
  */
 const UNIVERSAL = new Set(['405', '413', '415', '429', '500', '503']);
 
