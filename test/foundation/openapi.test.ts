@@ -12,8 +12,11 @@ interface Operation {
 }
 type OpenApi = { paths: Record<string, Record<string, Operation>> };
 
-/** Statuses any route may answer: documented once in docs/api.md, not per operation. */
-const UNIVERSAL = new Set(['413', '415', '429', '500', '503']);
+/**
+ * Statuses any route may answer: documented once in docs/decisions.md (OpenAPI), not per operation.
+ * 405 SVC-VAL-008 answers a method a path does not serve, so no documented operation can carry it.
+ */
+const UNIVERSAL = new Set(['405', '413', '415', '429', '500', '503']);
 
 /** What each route can answer, from its handler and the service functions it calls. */
 const ANSWERS: Record<string, (number | string)[]> = {
@@ -25,7 +28,7 @@ const ANSWERS: Record<string, (number | string)[]> = {
   'POST /v1/admin/accounts/{accountId}/credits': [201, 400, 401, 404],
   'POST /v1/admin/providers': [201, 400, 401, 404, 409],
   'PUT /v1/admin/providers/{providerId}': [200, 400, 401, 404, 409],
-  'DELETE /v1/admin/providers/{providerId}': [200, 401, 404],
+  'DELETE /v1/admin/providers/{providerId}': [200, 400, 401, 404],
   'POST /v1/admin/coupons': [201, 400, 401, 409],
   'POST /v1/auth/login': [202, 400],
   'POST /v1/auth/verify': [200, 400, 401, 403],
@@ -35,21 +38,32 @@ const ANSWERS: Record<string, (number | string)[]> = {
   'POST /v1/keys': [201, 400, 401, 403],
   'DELETE /v1/keys/{keyId}': [200, 400, 401, 403, 404],
   'GET /v1/providers': [200, 400],
-  'GET /v1/providers/{providerId}': [200, 404],
-  'GET /v1/providers/{providerId}/endpoints/{slug}': [200, 404],
+  'GET /v1/providers/{providerId}': [200, 400, 404],
+  'GET /v1/providers/{providerId}/endpoints/{slug}': [200, 400, 404],
   'POST /v1/discover': [200, 400],
   'POST /v1/execute/{providerId}/{endpointSlug}': [200, 400, 401, 402, 403, 404, 409, 422, 502, 504, '4XX'],
   'GET /v1/wallet/balance': [200, 401, 403],
   'GET /v1/wallet/history': [200, 400, 401, 403],
+  'GET /v1/wallet/deposit-address': [200],
+  'POST /v1/wallet/deposit': [201, 400, 401, 403, 409],
+  'GET /v1/wallet/links': [200, 401, 403],
+  'POST /v1/wallet/links': [201, 400, 401, 403, 409],
+  'DELETE /v1/wallet/links/{address}': [200, 400, 401, 403, 404, 409],
+  'GET /v1/devnet': [200],
+  'POST /v1/devnet/faucet': [200, 400],
   'POST /v1/billing/checkout': [200, 400, 401, 403],
   'GET /v1/billing/payments': [200, 400, 401, 403],
   'GET /v1/billing/balance': [200, 400, 401, 403],
   'GET /v1/billing/transactions': [200, 400, 401, 403],
   'GET /v1/billing/usage': [200, 400, 401, 403],
   'GET /v1/billing/usage/export': [200, 400, 401, 403],
+  'GET /v1/billing/limits': [200, 401, 403],
   'PUT /v1/billing/limits': [200, 400, 401, 403],
+  'GET /v1/billing/alerts': [200, 401, 403],
   'PUT /v1/billing/alerts': [200, 400, 401, 403],
   'POST /v1/billing/coupons/redeem': [200, 400, 401, 403, 404, 409, 410],
+  'POST /x402/{providerId}/{slug}': [200, 400, 402, 404, 502, 504, '4XX'],
+  'GET /discovery/resources': [200, 400],
 };
 
 let t: TestApp;

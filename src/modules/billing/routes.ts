@@ -21,6 +21,8 @@ import { usageByDay, usageByProvider, usageCsvStream, usageRange } from './usage
 const tags = ['billing'];
 const security: { [label: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
 const errors = { 400: ErrorShapeA, 401: ErrorShapeA, 403: ErrorShapeA };
+/** Routes without a query or body cannot answer 400. */
+const authErrors = { 401: ErrorShapeA, 403: ErrorShapeA };
 
 function assertHttpUrl(value: string, path: string) {
   let ok = false;
@@ -164,7 +166,12 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/billing/limits',
     {
       config: { auth: 'account' },
-      schema: { tags, security, summary: 'Current spending limits', response: { 200: S.Limits, ...errors } },
+      schema: {
+        tags,
+        security,
+        summary: 'Current spending limits',
+        response: { 200: S.Limits, ...authErrors },
+      },
     },
     async (request) => getLimits(deps, accountOf(request).accountId),
   );
@@ -188,7 +195,12 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/billing/alerts',
     {
       config: { auth: 'account' },
-      schema: { tags, security, summary: 'Current alert settings', response: { 200: S.Alerts, ...errors } },
+      schema: {
+        tags,
+        security,
+        summary: 'Current alert settings',
+        response: { 200: S.Alerts, ...authErrors },
+      },
     },
     async (request) => getAlerts(deps, accountOf(request).accountId),
   );

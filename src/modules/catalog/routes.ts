@@ -74,7 +74,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Delete a provider and its endpoints',
         security: adminSecurity,
         params: ProviderParams,
-        response: { 200: DeletedProviderResponse, 401: ErrorShapeA, 404: ErrorShapeA },
+        response: { 200: DeletedProviderResponse, 400: ErrorShapeA, 401: ErrorShapeA, 404: ErrorShapeA },
       },
       config: { auth: 'admin' },
     },
@@ -121,7 +121,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['catalogue'],
         summary: 'A provider with its endpoints, parameter schemas, pricing and quality',
         params: ProviderParams,
-        response: { 200: ProviderResponse, 404: ErrorShapeA },
+        response: { 200: ProviderResponse, 400: ErrorShapeA, 404: ErrorShapeA },
       },
     },
     async (request) => {
@@ -140,7 +140,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['catalogue'],
         summary: 'One endpoint: method, parameters, request/response schema, pricing and quality',
         params: EndpointParams,
-        response: { 200: EndpointResponse, 404: ErrorShapeA },
+        response: { 200: EndpointResponse, 400: ErrorShapeA, 404: ErrorShapeA },
       },
     },
     async (request) => {

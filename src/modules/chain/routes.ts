@@ -6,7 +6,7 @@ import { getAddress } from 'viem';
 import { MIN_DEPOSIT_CREDITS } from '../../adapters/chain/networks.js';
 import { readyChain } from '../../adapters/chain/runtime.js';
 import { AppError } from '../../errors/catalogue.js';
-import { Envelope, envelope } from '../../http/envelope.js';
+import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
 import { creditsToUsdcShort, isUsdcString, usdcToCredits } from '../../lib/money.js';
 import { faucet } from './faucet.js';
 
@@ -92,7 +92,10 @@ export const chainRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Mint test USDC and gas to an address (devnet only)',
         tags: ['devnet'],
         body: FaucetBody,
-        response: { 200: Envelope(Type.Object({ tx_hash: Type.String(), amount_usdc: Type.String() })) },
+        response: {
+          200: Envelope(Type.Object({ tx_hash: Type.String(), amount_usdc: Type.String() })),
+          400: ErrorShapeA,
+        },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 // Deposits and linked wallets (DESIGN.md section 11): POST /v1/wallet/deposit, /v1/wallet/links.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { Envelope, envelope, MetaSchema } from '../../http/envelope.js';
+import { Envelope, ErrorShapeA, envelope, MetaSchema } from '../../http/envelope.js';
 import { creditsToUsdcShort } from '../../lib/money.js';
 import { accountOf } from '../auth/index.js';
 import { linkWallet, listLinks, unlinkWallet } from './links.js';
@@ -33,6 +33,8 @@ const LinkBody = Type.Object(
 export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
   const security: Record<string, string[]>[] = [{ apiKey: [] }, { bearer: [] }];
+  // Every route here needs an active account: 401 SVC-AUTH-001, 403 SVC-AUTH-004.
+  const authErrors = { 401: ErrorShapeA, 403: ErrorShapeA };
 
   app.post(
     '/v1/wallet/deposit',
@@ -42,7 +44,19 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['wallet'],
         security,
         body: DepositBody,
-        response: { 201: Envelope(DepositSchema) },
+        response: {
+          201: Envelope(DepositSchema),
+          400: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description:
+              'SVC-VAL-001 bad hash, SVC-PAY-002 not found, SVC-PAY-005 not ours, SVC-PAY-004 below 5 USDC',
+          }),
+          ...authErrors,
+          409: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-PAY-003 already credited, SVC-PAY-006 not yet confirmed',
+          }),
+        },
       },
       config: { auth: 'account' },
     },
@@ -68,7 +82,19 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['wallet'],
         security,
         body: LinkBody,
-        response: { 201: Envelope(Link) },
+        response: {
+          201: Envelope(Link),
+          400: ErrorShapeA,
+          401: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-AUTH-001: no credential, or a bad signature / expired nonce',
+          }),
+          403: ErrorShapeA,
+          409: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-VAL-007: linked to another account',
+          }),
+        },
       },
       config: { auth: 'account' },
     },
@@ -85,7 +111,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "The account's linked wallets",
         tags: ['wallet'],
         security,
-        response: { 200: Type.Object({ data: Type.Array(Link), meta: MetaSchema }) },
+        response: { 200: Type.Object({ data: Type.Array(Link), meta: MetaSchema }), ...authErrors },
       },
       config: { auth: 'account' },
     },
@@ -100,7 +126,19 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['wallet'],
         security,
         params: Type.Object({ address: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }) }),
-        response: { 200: Envelope(Type.Object({ wallet_address: Type.String(), unlinked: Type.Boolean() })) },
+        response: {
+          200: Envelope(Type.Object({ wallet_address: Type.String(), unlinked: Type.Boolean() })),
+          400: ErrorShapeA,
+          ...authErrors,
+          404: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-VAL-006: not linked to this account',
+          }),
+          409: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: "SVC-VAL-007: the account's last way to sign in",
+          }),
+        },
       },
       config: { auth: 'account' },
     },

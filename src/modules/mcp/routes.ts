@@ -78,7 +78,8 @@ export const mcpRoutes: FastifyPluginAsync<McpRoutesOptions> = async (app, opts)
     done(null, body),
   );
 
-  const schema = { tags: ['mcp'] };
+  // JSON-RPC over HTTP, not part of the JSON API: described by the MCP tools list, not the OpenAPI document.
+  const schema = { tags: ['mcp'], hide: true };
   app.post(
     '/mcp',
     {

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors/catalogue.js';
+import { ErrorShapeA } from '../../http/envelope.js';
 import { listResources } from './discovery.js';
 import type { X402Runtime } from './runtime.js';
 import { handleX402Call } from './service.js';
@@ -16,6 +17,53 @@ declare module 'fastify' {
 export function x402Url(publicUrl: string, providerId: string, slug: string): string {
   return `${publicUrl}/x402/${encodeURIComponent(providerId)}/${encodeURIComponent(slug)}`;
 }
+
+/** The 402 body (x402 v2 PaymentRequired); the same, base64, in the `PAYMENT-REQUIRED` header. */
+const PaymentRequiredBody = Type.Object(
+  {
+    x402Version: Type.Integer(),
+    error: Type.Optional(
+      Type.String({ description: 'why the payment was refused; absent when none was sent' }),
+    ),
+    message: Type.Optional(Type.String()),
+    resource: Type.Object({ url: Type.String(), description: Type.String(), mimeType: Type.String() }),
+    accepts: Type.Array(Type.Unknown({ description: 'x402 PaymentRequirements (scheme exact)' })),
+  },
+  { description: 'Payment required, or the payment was refused (nothing was charged)' },
+);
+
+const PaidAnswer = Type.Object(
+  {
+    svc: Type.Object({
+      call_id: Type.String(),
+      provider_id: Type.String(),
+      endpoint: Type.String(),
+      charged_usdc: Type.String(),
+      latency_ms: Type.Integer(),
+      payment: Type.Object({ network: Type.String(), transaction: Type.String(), payer: Type.String() }),
+    }),
+    data: Type.Unknown({ description: "The provider's JSON answer (or {raw_body} for non-JSON)" }),
+  },
+  { description: 'Provider 2xx: settled' },
+);
+
+const ResourceList = Type.Object({
+  x402Version: Type.Integer(),
+  items: Type.Array(
+    Type.Object(
+      {
+        resource: Type.String(),
+        type: Type.String({ description: 'always "http"' }),
+        x402Version: Type.Integer(),
+        accepts: Type.Array(Type.Unknown({ description: 'x402 PaymentRequirements' })),
+        lastUpdated: Type.String(),
+        metadata: Type.Unknown({ description: 'description, input (body fields) and output schema' }),
+      },
+      { additionalProperties: true },
+    ),
+  ),
+  pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), total: Type.Integer() }),
+});
 
 export const x402Routes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = app.deps;
@@ -39,6 +87,29 @@ export const x402Routes: FastifyPluginAsyncTypebox = async (app) => {
           'payment-signature': Type.Optional(Type.String({ maxLength: 16384 })),
           'x-payment': Type.Optional(Type.String({ maxLength: 16384 })),
         }),
+        // The handler sends pre-serialised text, so these schemas document the answers without filtering them.
+        response: {
+          200: Type.Unsafe<unknown>(PaidAnswer),
+          400: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description:
+              "SVC-EXE-003 / SVC-VAL-001 (nothing reserved), or the provider's own 400 as {svc, data}",
+          }),
+          402: Type.Unsafe<unknown>(PaymentRequiredBody),
+          404: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: "SVC-EXE-001/002, or the provider's own 404 as {svc, data}",
+          }),
+          502: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-EXE-004: provider failed, not settled',
+          }),
+          504: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-EXE-005: provider timed out, not settled',
+          }),
+          '4xx': Type.Unsafe<unknown>({ ...PaidAnswer, description: "The provider's other 4xx: settled" }),
+        },
       },
     },
     async (request, reply) => {
@@ -82,6 +153,7 @@ export const x402Routes: FastifyPluginAsyncTypebox = async (app) => {
           limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
           offset: Type.Integer({ minimum: 0, default: 0 }),
         }),
+        response: { 200: ResourceList, 400: ErrorShapeA },
       },
     },
     async (request) => listResources(deps, app.x402, publicUrl, request.query.limit, request.query.offset),
