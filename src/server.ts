@@ -1,4 +1,5 @@
 // Reads config, builds the app, listens. Nothing else.
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, startupErrorMessage } from './config.js';
@@ -42,6 +43,7 @@ async function main() {
   let devnetChain: DevnetChain | undefined;
   if (ownsChain) {
     try {
+      mkdirSync(config.dataDir, { recursive: true });
       releaseChainLock = lockDataDir(path.join(config.dataDir, 'devnet'));
     } catch (err) {
       await fail(err);
