@@ -135,7 +135,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/v1/billing/limits',
     {
-      config: { auth: 'account' },
+      config: { auth: 'account', keyPolicy: 'refuse' },
       schema: { tags, security, body: S.LimitsBody, response: { 200: S.Limits, ...errors } },
     },
     async (request) => updateLimits(deps, accountOf(request).accountId, request.body),
@@ -144,7 +144,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/v1/billing/alerts',
     {
-      config: { auth: 'account' },
+      config: { auth: 'account', keyPolicy: 'refuse' },
       schema: { tags, security, body: S.AlertsBody, response: { 200: S.Alerts, ...errors } },
     },
     async (request) => updateAlerts(deps, accountOf(request).accountId, request.body),

@@ -23,7 +23,7 @@ export const ledgerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['admin'],
-        summary: 'Credit an account (admin_credit ledger entry); unknown account → 404 SVC-AUTH-005',
+        summary: 'Credit an account (admin_credit ledger entry); unknown account → 404 SVC-AUTH-006',
         params: Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64 }) }),
         headers: CreditHeaders,
         body: CreditBody,
