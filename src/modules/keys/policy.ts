@@ -131,12 +131,19 @@ export function policyView(row: PolicyColumns): KeyPolicyView | null {
   };
 }
 
+/** A text[] from a list (drizzle would spread a JS array into separate parameters). */
+function textArray(list: string[] | null) {
+  return list === null
+    ? sql`NULL::text[]`
+    : sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(list)}::jsonb))`;
+}
+
 /** The SET list writing a policy (or removing it, with null) on an api_keys row. */
 export function policyAssignments(policy: StoredPolicy | null) {
   const p = policy;
   return sql`has_policy = ${p !== null}, daily_limit_credits = ${p?.daily ?? null}::bigint,
     total_limit_credits = ${p?.total ?? null}::bigint, per_call_max_credits = ${p?.perCall ?? null}::bigint,
-    allowed_providers = ${p?.providers ?? null}::text[], allowed_categories = ${p?.categories ?? null}::text[],
+    allowed_providers = ${textArray(p?.providers ?? null)}, allowed_categories = ${textArray(p?.categories ?? null)},
     expires_at = ${p?.expiresAt ?? null}::timestamptz`;
 }
 

@@ -200,7 +200,7 @@ export async function explainRefusal(
   }>(
     ex,
     sql`SELECT ${debitRefusal({ account: sql`accounts`, price, upTo: price, day: sql`${day}::date`, apiKeyId: sql`${apiKeyId}`, onlyWithoutAlert: false, keyPolicy })} AS refusal,
-               balance_credits, daily_limit_credits, per_call_limit_credits,
+               accounts.balance_credits, accounts.daily_limit_credits, accounts.per_call_limit_credits,
                ${spentOnDay(sql`accounts`, sql`${day}::date`)} AS spent_today,
                k.daily_limit_credits AS key_daily, k.total_limit_credits AS key_total,
                k.per_call_max_credits AS key_per_call, ${keySpentOnDay(sql`${day}::date`)} AS key_today,
