@@ -251,4 +251,30 @@ describe('policy validation and management refusals', () => {
         .statusCode,
     ).toBe(200);
   });
+
+  it('allowed_only discovery through a key with a policy lists only what the key may call', async () => {
+    const acc = await t.createAccount();
+    const agent = await keyWithPolicy(acc.apiKey, {
+      allowed_providers: [providerId],
+      per_call_max_usdc: '0.1',
+    });
+    const discover = (key: string, allowedOnly: boolean) =>
+      t.inject({
+        method: 'POST',
+        url: '/v1/discover',
+        headers: { 'x-svc-api-key': key },
+        payload: { filters: { category: 'utility' }, limit: 50, allowed_only: allowedOnly },
+      });
+    const mine = (res: Awaited<ReturnType<typeof discover>>) =>
+      (res.json().results as { provider_id: string; endpoint_slug: string }[])
+        .filter((r) => r.provider_id === providerId || r.provider_id === otherProviderId)
+        .map((r) => `${r.provider_id === providerId ? 'p' : 'other'}/${r.endpoint_slug}`)
+        .sort();
+    const all = await discover(agent.key, false);
+    expect(all.statusCode, all.body).toBe(200);
+    expect(mine(all)).toEqual(['other/echo', 'p/echo', 'p/fail', 'p/pricey']);
+    expect(mine(await discover(agent.key, true))).toEqual(['p/echo', 'p/fail']);
+    // A key without a policy may call everything: allowed_only changes nothing.
+    expect(mine(await discover(acc.apiKey, true))).toEqual(['other/echo', 'p/echo', 'p/fail', 'p/pricey']);
+  });
 });

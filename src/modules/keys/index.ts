@@ -1,6 +1,6 @@
 // API keys of an account: create, list, revoke (the `api_keys` table).
 
-export type { KeyPolicyInput, KeyPolicyView, KeyUsageView } from './policy.js';
+export { type KeyPolicyInput, type KeyPolicyView, type KeyUsageView, keyPolicyFilter } from './policy.js';
 export { keysRoutes } from './routes.js';
 export {
   type ApiKeyView,

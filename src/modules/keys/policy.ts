@@ -175,3 +175,17 @@ export async function writePolicy(
   );
   if (!row) throw new AppError('SVC-AUTH-002', `API key ${keyId} not found`);
 }
+
+/** What a key's policy lets it call, for `allowed_only` discovery (null: no restriction of that kind). */
+export async function keyPolicyFilter(
+  ex: Executor,
+  keyId: string,
+): Promise<{ providerIds: string[] | null; categories: string[] | null; perCallMaxCredits: bigint | null }> {
+  const row = await one<PolicyColumns>(ex, sql`SELECT ${POLICY_COLUMNS} FROM api_keys WHERE id = ${keyId}`);
+  if (!row?.has_policy) return { providerIds: null, categories: null, perCallMaxCredits: null };
+  return {
+    providerIds: row.allowed_providers,
+    categories: row.allowed_categories,
+    perCallMaxCredits: row.per_call_max_credits === null ? null : BigInt(row.per_call_max_credits),
+  };
+}
