@@ -36,7 +36,7 @@ export function toCatalogueEndpoints(providers: DevProvider[]): CatalogueEndpoin
   );
 }
 
-function devFilters(f: Record<string, unknown> = {}): DiscoveryFilters {
+export function devFilters(f: Record<string, unknown> = {}): DiscoveryFilters {
   return {
     ...(typeof f.category === 'string' ? { category: f.category } : {}),
     ...(Array.isArray(f.tags) ? { tags: f.tags as string[] } : {}),

@@ -52,7 +52,7 @@ async function createProviders(app: FastifyInstance, providers: DevProvider[]) {
 
 interface DiscoverResult {
   results: Array<{ provider_id: string; endpoint_slug: string; relevance_score: number }>;
-  meta: { total_results: number; query_time_ms: number };
+  meta: { total_results: number; query_time_ms: number; match_quality?: string; match_strength?: number };
 }
 
 async function discover(app: FastifyInstance, payload: object, headers: Record<string, string> = {}) {
@@ -75,6 +75,8 @@ async function qualityOnDevSet() {
     let mrr = 0;
     let counted = 0;
     const noAnswer: string[] = [];
+    let noAnswerFlagged = 0;
+    let answerableFlagged = 0;
     for (const q of queries) {
       const body = await discover(app, {
         query: q.query,
@@ -82,13 +84,17 @@ async function qualityOnDevSet() {
         limit: 50,
       });
       const ranked = body.results.map((r) => `${r.provider_id}/${r.endpoint_slug}`);
+      const flagged = body.meta.match_quality !== 'good';
       if (Object.keys(q.relevant).length === 0) {
         const top = body.results[0];
+        if (flagged) noAnswerFlagged++;
         noAnswer.push(
-          `  ${q.id} top relevance ${fmt(top?.relevance_score ?? 0, 3)} (${ranked[0] ?? 'no result'})  "${q.query}"`,
+          `  ${q.id} top relevance ${fmt(top?.relevance_score ?? 0, 3)} match_quality ${body.meta.match_quality} ` +
+            `(strength ${fmt(body.meta.match_strength ?? 0, 3)}) (${ranked[0] ?? 'no result'})  "${q.query}"`,
         );
         continue;
       }
+      if (flagged) answerableFlagged++;
       ndcg += ndcgAt(ranked, q.relevant);
       recall += recallAt(ranked, q.relevant);
       mrr += reciprocalRank(ranked, q.relevant);
@@ -100,6 +106,10 @@ async function qualityOnDevSet() {
     console.log(`  MRR       ${fmt(mrr / counted, 4)}`);
     console.log('no-answer queries (their top relevance_score should be low):');
     for (const line of noAnswer) console.log(line);
+    console.log(
+      `match_quality weak/none: ${noAnswerFlagged}/${noAnswer.length} no-answer queries, ` +
+        `${answerableFlagged}/${counted} answerable ones (the dev set is where the threshold was calibrated)`,
+    );
   } finally {
     await close();
   }

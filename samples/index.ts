@@ -14,7 +14,7 @@ export interface RunningSamples {
 }
 
 export async function startSampleProviders(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'secrets'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'secrets' | 'config'>,
   opts: { host?: string } = {},
 ): Promise<RunningSamples> {
   const secrets = new Map<string, string>();

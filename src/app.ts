@@ -2,12 +2,16 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyInstance, type preHandlerAsyncHookHandler } from 'fastify';
 import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
+import { registerInputGuards } from './http/input-guards.js';
+import { logSerializers, REDACT_PATHS } from './http/logging.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerRouteIndex } from './http/route-index.js';
 import { registerRoutePolicy } from './http/route-policy.js';
 import { validatorCompiler } from './http/validation.js';
 import { newId } from './lib/ids.js';
@@ -21,11 +25,13 @@ import {
 import { billingRoutes } from './modules/billing/index.js';
 import { catalogRoutes } from './modules/catalog/index.js';
 import { chainRoutes } from './modules/chain/index.js';
+import { dashboardRoutes } from './modules/dashboard/index.js';
 import { depositRoutes } from './modules/deposits/index.js';
 import { discoveryRoutes } from './modules/discovery/index.js';
 import { createExecutionRuntime, executionRoutes } from './modules/execution/index.js';
 import { keysRoutes } from './modules/keys/index.js';
 import { ledgerAdminRoutes } from './modules/ledger/index.js';
+import { collectRouteSchemas, mcpRoutes } from './modules/mcp/index.js';
 import { subscribeDepositMails } from './modules/notifications/index.js';
 import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
 import { walletRoutes } from './modules/wallet/index.js';
@@ -44,21 +50,17 @@ export interface BuildAppOptions {
   logger?: boolean | Record<string, unknown>;
 }
 
-const REDACT = [
-  'req.headers.authorization',
-  'req.headers["x-svc-api-key"]',
-  'req.headers["x-svc-signature"]',
-  'req.headers["x-svc-nonce"]',
-  'req.headers.cookie',
-  'req.headers["stripe-signature"]',
-];
-
 export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
   const { config } = deps;
   const logger =
     opts.logger === false
       ? false
-      : { level: config.logLevel, redact: REDACT, ...(opts.logger === true ? {} : opts.logger) };
+      : {
+          level: config.logLevel,
+          redact: REDACT_PATHS,
+          serializers: logSerializers,
+          ...(opts.logger === true ? {} : opts.logger),
+        };
   const app = Fastify({
     logger,
     bodyLimit: config.bodyLimitBytes,
@@ -79,6 +81,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.decorate('requireAdmin', makeRequireAdmin(deps.secrets.adminToken));
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
   registerErrorHandling(app);
+  registerInputGuards(app);
+  registerRouteIndex(app);
   // JSON only: without this Fastify would accept text/plain bodies as strings.
   app.removeContentTypeParser('text/plain');
 
@@ -90,7 +94,9 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       (await resolveCaller(deps, request));
     Object.defineProperty(request, 'caller', { value: caller, writable: true, configurable: true });
     // A suspended account is refused on every call it makes with its credentials (SPEC.md 3.1).
-    if (caller.kind === 'account' && caller.status !== 'active') throw new AppError('SVC-AUTH-004');
+    // (/mcp refuses it per tool call instead, as a tool result: src/modules/mcp/routes.ts.)
+    if (caller.kind === 'account' && caller.status !== 'active' && !request.routeOptions.config?.mcpTransport)
+      throw new AppError('SVC-AUTH-004');
   });
 
   await registerRateLimiting(app);
@@ -114,12 +120,31 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   }
 
   registerMetrics(app);
-  app.get('/healthz', { schema: { tags: ['health'] }, config: { rateLimit: 'exempt' } }, async () => ({
-    status: 'ok',
-  }));
+  app.get(
+    '/healthz',
+    {
+      config: { rateLimit: 'exempt' },
+      schema: {
+        tags: ['health'],
+        summary: 'Liveness: the process answers',
+        response: { 200: Type.Object({ status: Type.String() }) },
+      },
+    },
+    async () => ({ status: 'ok' }),
+  );
   app.get(
     '/readyz',
-    { schema: { tags: ['health'] }, config: { rateLimit: 'exempt' } },
+    {
+      config: { rateLimit: 'exempt' },
+      schema: {
+        tags: ['health'],
+        summary: 'Readiness: the database answers (503 otherwise)',
+        response: {
+          200: Type.Object({ status: Type.String() }),
+          503: Type.Object({ status: Type.String() }),
+        },
+      },
+    },
     async (_request, reply) => {
       try {
         await deps.db.orm.execute(sql`SELECT 1`);
@@ -130,6 +155,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     },
   );
 
+  // Before the routes: MCP tools reuse their response schemas as output schemas.
+  const routeSchemas = collectRouteSchemas(app);
   await app.register(authAdminRoutes);
   await app.register(authRoutes, { rateLimitStatus });
   await app.register(keysRoutes);
@@ -148,6 +175,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(billingRoutes);
   app.decorate('x402', createX402Runtime(deps));
   await app.register(x402Routes);
+  await app.register(dashboardRoutes);
+  await app.register(mcpRoutes, { routeSchemas });
 
   return app;
 }

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminCommands } from './cli-admin.js';
+import { EXIT, runUserCommand, userCommands, userCommandsHelp } from './cli-user.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
@@ -14,18 +15,63 @@ function formatCommand(c: { usage: string; summary: string }): string {
   return head.length < 33 ? `${head.padEnd(33)}${c.summary}` : `${head}\n${' '.repeat(33)}${c.summary}`;
 }
 
-const USAGE = `usage: svc <command>
+const USAGE = `usage: svc <command> [--help]
 
+Your account, over HTTP (SVC_URL, default http://127.0.0.1:8080; --json on each):
+${userCommandsHelp()}
+
+Running the service (on this machine):
   start                      run the service (same as npm start)
+  mcp                        MCP server on stdio for desktop agents, relaying to SVC_URL with SVC_API_KEY
   migrate                    apply database migrations and exit
   deposit --amount <usdc>    devnet: fund the account of SVC_API_KEY (or --api-key) with a real on-chain
                              USDC deposit (faucet, link, transfer, submit); --url, --wallet-file
   admin token                print the admin token
 ${adminCommands.map(formatCommand).join('\n')}
+
+Exit codes: 0 ok, 1 refused or failed, 2 usage error, 3 authentication, 4 payment (402), 5 service unreachable.
 `;
+
+const SERVICE_HELP: Record<string, string> = {
+  start:
+    'usage: svc start\n\nRun the service (same as npm start); configured by the environment (see README).',
+  migrate: 'usage: svc migrate\n\nApply database migrations and exit.',
+  mcp: 'usage: svc mcp\n\nMCP server on stdio for desktop agents, relaying to SVC_URL with SVC_API_KEY (docs/mcp.md).',
+  deposit:
+    'usage: svc deposit --amount <usdc> [--api-key K] [--url U] [--wallet-file F]\n\nDevnet: fund the account with a real on-chain USDC deposit (faucet, link, transfer, submit; docs/deposits.md).',
+  token: 'usage: svc admin token\n\nPrint the admin token.',
+};
+
+/** `--help` on a service or admin command: print its help, never run it. */
+function serviceHelp(command: string | undefined, sub: string | undefined): number {
+  const admin = command === 'admin' ? adminCommands.find((c) => c.name === sub) : undefined;
+  if (admin) console.log(`usage: svc admin ${admin.usage}\n\n${admin.summary}`);
+  else if (command === 'admin' && sub === 'token') console.log(SERVICE_HELP.token);
+  else if (command && command !== 'admin' && SERVICE_HELP[command]) console.log(SERVICE_HELP[command]);
+  else console.log(USAGE);
+  return EXIT.ok;
+}
+
+function unknownCommand(words: string): number {
+  console.error(`svc: unknown command: ${words}\n\n${USAGE}`);
+  return EXIT.usage;
+}
 
 async function main(argv: string[]) {
   const [command, sub, ...rest] = argv;
+  // The stdio relay talks to a running service: it needs none of the service's own configuration.
+  if (command !== undefined && userCommands.some((c) => c.name === command)) {
+    return runUserCommand(command, argv.slice(1));
+  }
+  const isService =
+    command === 'start' || command === 'migrate' || command === 'admin' || command === 'deposit';
+  if (command === 'admin' && sub === undefined) return unknownCommand('admin (a sub-command is needed)');
+  if (command === 'admin' && sub !== undefined && sub !== 'token' && !sub.startsWith('-')) {
+    if (!adminCommands.some((c) => c.name === sub)) return unknownCommand(`admin ${sub}`);
+  }
+  if (argv.includes('--help') || argv.includes('-h')) return serviceHelp(command, sub);
+  if (command === 'mcp') return (await import('./cli-mcp.js')).runMcpCommand();
+  if (command !== undefined && command !== 'help' && !isService) return unknownCommand(command);
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();
@@ -80,10 +126,7 @@ async function main(argv: string[]) {
           return 0;
         }
         const cmd = adminCommands.find((c) => c.name === sub);
-        if (!cmd) {
-          console.error(USAGE);
-          return 2;
-        }
+        if (!cmd) return unknownCommand(`admin ${sub ?? ''}`.trim());
         const { values } = parseArgs({ args: rest, options: cmd.options, allowPositionals: false });
         const result = await cmd.run(deps, values as Record<string, string | undefined>);
         console.log(JSON.stringify(result, null, 2));

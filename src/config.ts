@@ -50,6 +50,8 @@ export interface Config {
   trustProxy: string | undefined;
   bodyLimitBytes: number;
   logLevel: string;
+  /** SVC_ALLOW_PRIVATE_PROVIDERS: provider base URLs may reach private/loopback addresses (always in devnet). */
+  allowPrivateProviders: boolean;
   /** Optional OpenAI-compatible embeddings API fused into discovery's ranking (docs/discovery.md). */
   discoveryEmbeddings: DiscoveryEmbeddingsConfig | undefined;
 }
@@ -204,7 +206,8 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: rateLimitConfig(env),
     trustProxy: trustProxyList(env),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    logLevel: str(env, 'LOG_LEVEL') ?? 'info',
+    logLevel: logLevel(env),
+    allowPrivateProviders: bool(env, 'SVC_ALLOW_PRIVATE_PROVIDERS', false),
     discoveryEmbeddings: discoveryEmbeddingsConfig(env),
   };
 }
@@ -241,6 +244,29 @@ function chainConfig(env: Env, svcEnv: SvcEnv): Config['chain'] {
     depositWatch: bool(env, 'SVC_DEPOSIT_WATCH', devnet),
     devnetChainPort: int(env, 'SVC_DEVNET_CHAIN_PORT', 0, 0, 65535),
   };
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(env: Env): string {
+  const raw = str(env, 'LOG_LEVEL')?.toLowerCase() ?? 'info';
+  if (!LOG_LEVELS.includes(raw))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return raw;
+}
+
+/** A start-up failure as one line a person can act on (the stack is for bugs, not for a busy port). */
+export function startupErrorMessage(err: unknown, config: Pick<Config, 'host' | 'port'>): string {
+  const e = err as { code?: unknown; message?: unknown };
+  if (err instanceof ConfigError) return `Configuration error: ${err.message}`;
+  if (e.code === 'EADDRINUSE') {
+    return `Cannot start: ${config.host}:${config.port} is already in use (set PORT to a free port or stop the other process)`;
+  }
+  if (e.code === 'EACCES')
+    return `Cannot start: no permission to listen on ${config.host}:${config.port} (set PORT)`;
+  if (e.code === 'EADDRNOTAVAIL')
+    return `Cannot start: HOST=${config.host} is not an address of this machine`;
+  return `Cannot start: ${String(e.message ?? err)}`;
 }
 
 function rateLimitConfig(env: Env): RateLimitConfig {
@@ -307,5 +333,40 @@ function discoveryEmbeddingsConfig(env: Env): DiscoveryEmbeddingsConfig | undefi
     model: str(env, 'SVC_EMBEDDINGS_MODEL') ?? 'text-embedding-3-small',
     apiKey: str(env, 'SVC_EMBEDDINGS_API_KEY'),
     weight,
+  };
+}
+
+/** `svc mcp` (stdio relay for desktop agents): which service to reach and with which key. */
+export interface McpBridgeConfig {
+  serviceUrl: string;
+  apiKey: string | undefined;
+}
+
+export function loadMcpBridgeConfig(env: Env = process.env): McpBridgeConfig {
+  const apiKey = str(env, 'SVC_API_KEY');
+  if (apiKey !== undefined && !apiKey.startsWith('svc_sk_')) {
+    throw new ConfigError('SVC_API_KEY must be an API key (svc_sk_...)');
+  }
+  return { serviceUrl: url(env, 'SVC_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080', apiKey };
+}
+
+/** What the `svc` user commands need (they talk to a service over HTTP, not to its database). */
+export interface CliConfig {
+  /** SVC_URL: the service, default http://127.0.0.1:8080 */
+  url: string;
+  /** SVC_API_KEY: overrides the saved credentials. */
+  apiKey: string | undefined;
+  /** SVC_CREDENTIALS_FILE: where `svc login` saves credentials, default ~/.config/svc/credentials.json */
+  credentialsFile: string;
+}
+
+export function loadCliConfig(env: Env = process.env): CliConfig {
+  const home = str(env, 'HOME') ?? '.';
+  return {
+    url: (url(env, 'SVC_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080').replace(/\/$/, ''),
+    apiKey: str(env, 'SVC_API_KEY'),
+    credentialsFile: path.resolve(
+      str(env, 'SVC_CREDENTIALS_FILE') ?? path.join(home, '.config', 'svc', 'credentials.json'),
+    ),
   };
 }

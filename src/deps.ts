@@ -2,13 +2,13 @@
 import { EventEmitter } from 'node:events';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { type ChainRuntime, createChainRuntime } from './adapters/chain/runtime.js';
 import { createMailer, type Mailer } from './adapters/mailer.js';
 import type { Config } from './config.js';
 import { type Database, type Executor, openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { loadOrCreateSecret, randomBase62, randomHex } from './lib/secrets.js';
-import { type ChainRuntime, createChainRuntime } from './modules/chain/index.js';
 
 /** In-process events between modules (e.g. catalog changes invalidate discovery caches). */
 export interface DomainEvents {

@@ -1,11 +1,14 @@
 // Reads config, builds the app, listens. Nothing else.
+import path from 'node:path';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, startupErrorMessage } from './config.js';
+import { lockDataDir } from './db/index.js';
 import { closeDeps, createDeps } from './deps.js';
 import { startJobs } from './jobs/runner.js';
 import {
   assertChainNotBehindLedger,
   ChainBehindLedger,
+  type DevnetChain,
   startDevnetChain,
   withDevnetChain,
 } from './modules/chain/index.js';
@@ -23,24 +26,34 @@ async function main() {
     }
     throw err;
   }
-  // Devnet with no RPC configured: the service runs its own local chain (DESIGN.md section 10).
-  const devnetChain =
-    config.env === 'devnet' && !config.chain.rpcUrl
-      ? await startDevnetChain(config, (msg) => console.log(msg))
-      : undefined;
-  if (devnetChain) config = withDevnetChain(config, devnetChain);
-  const deps = await createDeps(config);
-  try {
-    await assertChainNotBehindLedger(deps);
-  } catch (err) {
-    await closeDeps(deps);
-    await devnetChain?.stop();
-    if (err instanceof ChainBehindLedger) {
-      console.error(err.message);
-      process.exit(1);
+  const fail = async (err: unknown): Promise<never> => {
+    console.error(err instanceof ChainBehindLedger ? err.message : startupErrorMessage(err, config));
+    // The stack only when asked for: it is noise for a busy port or a locked data dir.
+    if (config.logLevel === 'debug' || config.logLevel === 'trace') console.error(err);
+    await devnetChain?.stop().catch(() => {});
+    releaseChainLock();
+    process.exit(1);
+  };
+  // Devnet with no RPC configured: the service runs its own local chain (DESIGN.md section 10). Its state
+  // lives in the data dir, so it is locked like the embedded database: a second start fails at once
+  // instead of running a second chain on the same state file.
+  const ownsChain = config.env === 'devnet' && !config.chain.rpcUrl;
+  let releaseChainLock = () => {};
+  let devnetChain: DevnetChain | undefined;
+  if (ownsChain) {
+    try {
+      releaseChainLock = lockDataDir(path.join(config.dataDir, 'devnet'));
+    } catch (err) {
+      await fail(err);
     }
-    throw err;
+    devnetChain = await startDevnetChain(config, (msg) => console.log(msg)).catch(fail);
+    config = withDevnetChain(config, devnetChain);
   }
+  const deps = await createDeps(config).catch(fail);
+  await assertChainNotBehindLedger(deps).catch(async (err: unknown) => {
+    await closeDeps(deps);
+    return fail(err);
+  });
   const app = await buildApp(deps);
   if (deps.secrets.adminTokenCreated) {
     // Printed once, when generated; it stays in <data dir>/secrets/admin-token.
@@ -48,7 +61,10 @@ async function main() {
       `\nAdmin token (saved in ${config.dataDir}/secrets/admin-token):\n  ${deps.secrets.adminToken}\n`,
     );
   }
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
+    await closeDeps(deps).catch(() => {});
+    await fail(err);
+  });
   const side = await startSideServices(deps, app);
   const jobs = startJobs(deps, backgroundJobs, app.log);
 
@@ -59,6 +75,7 @@ async function main() {
     await side.stop();
     await closeDeps(deps);
     await devnetChain?.stop();
+    releaseChainLock();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -1,6 +1,6 @@
 // Database adapter: embedded PGlite (default) or PostgreSQL, behind one Drizzle instance.
 // Same migrations, same queries on both. int8 columns arrive as `bigint` on both drivers.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { SQL } from 'drizzle-orm';
@@ -87,11 +87,54 @@ async function openPostgres(url: string, schema: string | undefined, poolSize: n
   };
 }
 
+/** A second process opening the same embedded database would corrupt it; it is refused at once. */
+export class DataDirLocked extends Error {}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes `<dataDir>.lock` (holding our pid) or throws DataDirLocked naming the live process that holds it.
+ * A lock left by a dead process (kill -9) is taken over. Returns the release function.
+ */
+export function lockDataDir(dataDir: string): () => void {
+  const file = `${dataDir}.lock`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      return () => {
+        if (readFileSync(file, 'utf8').trim() === String(process.pid)) rmSync(file, { force: true });
+      };
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'EEXIST') throw err;
+      const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
+      if (Number.isInteger(holder) && isAlive(holder)) {
+        throw new DataDirLocked(
+          `the embedded database ${dataDir} is in use by process ${holder} (a running svc?); ` +
+            'stop it, or use the admin API of the running service',
+        );
+      }
+      rmSync(file, { force: true }); // stale: its process is gone
+    }
+  }
+  throw new DataDirLocked(`could not lock ${dataDir}`);
+}
+
 async function openPglite(dataDir: string | undefined, template: Blob | undefined): Promise<Database> {
   if (dataDir) mkdirSync(path.dirname(dataDir), { recursive: true });
+  const release = dataDir ? lockDataDir(dataDir) : () => {};
   const client = await PGlite.create(dataDir, {
     parsers: { [INT8]: (v: string) => BigInt(v) },
     ...(template && !dataDir ? { loadDataDir: template } : {}),
+  }).catch((err: unknown) => {
+    release();
+    throw err;
   });
   const orm = drizzlePglite(client) as unknown as Orm;
   return {
@@ -109,7 +152,11 @@ async function openPglite(dataDir: string | undefined, template: Blob | undefine
       );
     },
     async close() {
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
     },
   };
 }
@@ -151,5 +198,39 @@ export function pgErrorCode(err: unknown): string | undefined {
   return undefined;
 }
 
+// Connection-level failures: the database is unreachable, restarting or refusing connections, as opposed
+// to a query it answered with an error. These become 503 SVC-SYS-002 (clients back off and retry).
+const UNAVAILABLE_SYSTEM_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
+const UNAVAILABLE_MESSAGES = [
+  /Connection terminated/i,
+  /timeout exceeded when trying to connect/i,
+  /PGlite is closed/i,
+  /Client has encountered a connection error/i,
+  /Cannot use a pool after calling end/i,
+];
+
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let e: unknown = err;
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') {
+      // 08xxx connection exceptions; 57P01-57P03 admin shutdown, crash shutdown, cannot connect now.
+      if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || UNAVAILABLE_SYSTEM_CODES.has(code)) {
+        return true;
+      }
+    }
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((re) => re.test(message))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export const isUniqueViolation = (err: unknown) => pgErrorCode(err) === '23505';
-export const isRetryable = (err: unknown) => ['40001', '40P01'].includes(pgErrorCode(err) ?? '');

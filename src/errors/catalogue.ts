@@ -128,12 +128,19 @@ export const ERRORS = {
   },
   'SVC-VAL-006': { status: 404, shape: 'A', title: 'Not Found', message: 'No such route' },
   'SVC-VAL-007': { status: 409, shape: 'A', title: 'Conflict', message: 'Already exists' },
+  'SVC-MCP-001': {
+    status: 400,
+    shape: 'A',
+    title: 'Bad Request',
+    message: "Tool arguments do not match the tool's input schema",
+  },
+  'SVC-VAL-008': { status: 405, shape: 'A', title: 'Method Not Allowed', message: 'Method not allowed' },
   'SVC-SYS-001': { status: 500, shape: 'A', title: 'Internal Server Error', message: 'Internal error' },
   'SVC-SYS-002': {
     status: 503,
     shape: 'A',
     title: 'Service Unavailable',
-    message: 'A dependency is unreachable; retry later',
+    message: 'A backing service is unreachable; retry after the delay in Retry-After',
   },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -1,6 +1,36 @@
 // The one error handler: maps AppError, Fastify's own errors and anything unexpected onto the catalogue.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/index.js';
 import { AppError, type ErrorCode, errorBody } from './catalogue.js';
+
+/** Seconds a client is asked to wait when a backing service is down (long enough for a restart). */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** A provider's failure, refunded and answered 502/504: a warning about them, not an error of ours. */
+const PROVIDER_FAULTS: ReadonlySet<ErrorCode> = new Set(['SVC-EXE-004', 'SVC-EXE-005']);
+
+function innermostMessage(err: unknown): string {
+  let e = err as { message?: unknown; cause?: unknown };
+  for (let i = 0; i < 5 && e.cause && typeof e.cause === 'object'; i++) e = e.cause as typeof e;
+  // First line only: a failed query's message goes on with its parameters.
+  return String(e.message ?? '').split('\n')[0] ?? '';
+}
+
+/** viem's transport failures: the chain RPC did not answer (as opposed to answering with an error). */
+function isChainRpcUnavailable(err: unknown): boolean {
+  let e = err as { name?: unknown; cause?: unknown } | undefined;
+  for (let i = 0; i < 5 && e && typeof e === 'object'; i++) {
+    if (e.name === 'HttpRequestError' || e.name === 'WebSocketRequestError' || e.name === 'TimeoutError') {
+      return true;
+    }
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+export function unavailableError(): AppError {
+  return new AppError('SVC-SYS-002', undefined, {}, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+}
 
 interface ValidationItem {
   instancePath?: string;
@@ -75,8 +105,21 @@ export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = error instanceof AppError ? error : fromFastifyError(error, request);
     if (appError) {
-      if (appError.status >= 500) request.log.error({ err: error }, 'request failed');
+      if (PROVIDER_FAULTS.has(appError.code)) {
+        const { call_id, provider_id, reason, provider_status, refund } = appError.details;
+        request.log.warn(
+          { code: appError.code, call_id, provider_id, reason, provider_status, refund },
+          'provider fault',
+        );
+      } else if (appError.status >= 500) {
+        request.log.error({ err: error }, 'request failed');
+      }
       return sendError(reply, appError);
+    }
+    if (isDatabaseUnavailable(error) || isChainRpcUnavailable(error)) {
+      // An outage, not a bug: one line without a stack per request, and clients told to back off.
+      request.log.warn({ reason: innermostMessage(error) }, 'backing service unavailable');
+      return sendError(reply, unavailableError());
     }
     // Unknown failure: log it with the request id, never leak it.
     request.log.error({ err: error }, 'unhandled error');
@@ -88,7 +131,23 @@ export function registerErrorHandling(app: FastifyInstance) {
     );
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new AppError('SVC-VAL-006', `No route ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    // A known path with another method: 405 with the methods it does answer to.
+    const allowed = app.hasDecorator('routeIndex') ? app.routeIndex.allowed(path) : [];
+    if (allowed.length > 0) {
+      return sendError(
+        reply,
+        new AppError(
+          'SVC-VAL-008',
+          `${request.method} is not allowed on ${path}`,
+          { allow: allowed },
+          {
+            Allow: allowed.join(', '),
+          },
+        ),
+      );
+    }
+    return sendError(reply, new AppError('SVC-VAL-006', `No route ${request.method} ${path}`));
+  });
 }

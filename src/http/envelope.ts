@@ -30,3 +30,12 @@ export const ErrorShapeA = Type.Object({
     details: Type.Record(Type.String(), Type.Unknown()),
   }),
 });
+
+/** Shape B (SVC-CREDIT-*), DESIGN.md section 5. */
+export const ErrorShapeB = Type.Object({
+  statusCode: Type.Integer(),
+  code: Type.String(),
+  error: Type.String(),
+  message: Type.String(),
+  details: Type.Record(Type.String(), Type.Unknown()),
+});

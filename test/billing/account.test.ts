@@ -221,6 +221,48 @@ describe('PUT /v1/billing/limits', () => {
   });
 });
 
+describe('GET /v1/billing/limits and /v1/billing/alerts', () => {
+  it('answer the defaults of a new account, then what the last PUT stored, in the PUT shapes', async () => {
+    const u = await newUser();
+    const limits = await u.call('GET', '/v1/billing/limits');
+    expect(limits.statusCode).toBe(200);
+    expect(limits.json()).toEqual({
+      dailySpendLimitUsdc: null,
+      perCallLimitUsdc: null,
+      dailySpendLimitCredits: null,
+      perCallLimitCredits: null,
+    });
+    const alerts = await u.call('GET', '/v1/billing/alerts');
+    expect(alerts.statusCode).toBe(200);
+    expect(alerts.json()).toEqual({
+      lowBalanceThresholdUsdc: '0.000000',
+      emailNotifications: {
+        lowBalance: false,
+        dailyLimitReached: true,
+        paymentConfirmed: true,
+        creditsRefunded: false,
+        unusualActivity: false,
+        dailySummary: false,
+        weeklySummary: false,
+      },
+    });
+
+    const putLimits = await u.call('PUT', '/v1/billing/limits', { dailySpendLimitUsdc: '12.5' });
+    expect((await u.call('GET', '/v1/billing/limits')).json()).toEqual(putLimits.json());
+    expect(putLimits.json().dailySpendLimitCredits).toBe('12500000');
+    const putAlerts = await u.call('PUT', '/v1/billing/alerts', {
+      lowBalanceThresholdUsdc: '2',
+      emailNotifications: { dailySummary: true },
+    });
+    expect((await u.call('GET', '/v1/billing/alerts')).json()).toEqual(putAlerts.json());
+    expect(putAlerts.json().emailNotifications.dailySummary).toBe(true);
+
+    // Each account reads its own values.
+    const other = await newUser();
+    expect((await other.call('GET', '/v1/billing/limits')).json().dailySpendLimitUsdc).toBeNull();
+  });
+});
+
 describe('PUT /v1/billing/alerts', () => {
   it('stores the threshold and merges e-mail preferences over the SPEC defaults', async () => {
     const u = await newUser();

@@ -25,7 +25,9 @@ const routes: AuthCheckRoute[] = [
   { method: 'GET', url: '/v1/billing/transactions' },
   { method: 'GET', url: '/v1/billing/usage' },
   { method: 'GET', url: '/v1/billing/usage/export' },
+  { method: 'GET', url: '/v1/billing/limits' },
   { method: 'PUT', url: '/v1/billing/limits', payload: { perCallLimitUsdc: '1' } },
+  { method: 'GET', url: '/v1/billing/alerts' },
   { method: 'PUT', url: '/v1/billing/alerts', payload: { emailNotifications: { lowBalance: true } } },
 ];
 

@@ -89,6 +89,8 @@ describe('POST /v1/discover: response', () => {
       request_id: res.headers['x-request-id'],
       total_results: expect.any(Number),
       query_time_ms: expect.any(Number),
+      match_quality: 'good',
+      match_strength: expect.any(Number),
     });
     expect(body.results[0]).toEqual({
       provider_id: 'skycast',

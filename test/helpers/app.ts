@@ -38,7 +38,7 @@ export interface TestAppOptions {
   /** Share an existing PostgreSQL schema (a second instance of the service). */
   schema?: string;
   /** Share a PGlite-backed deps object is not possible across processes; for PGlite pass nothing. */
-  logger?: boolean;
+  logger?: boolean | Record<string, unknown>;
 }
 
 let counter = 0;

@@ -107,4 +107,28 @@ describe('POST /v1/admin/accounts/:accountId/credits', () => {
     expect(a?.balance_credits).toBe(3_000_000n);
     expect(await checkLedgerInvariants(t.deps.db.orm)).toEqual([]);
   });
+
+  it('answers 422 SVC-VAL-004 when the Idempotency-Key is reused with another body, as execute does', async () => {
+    const acc = await t.createAccount();
+    const key = { 'idempotency-key': 'grant-2' };
+    const first = await credit(acc.accountId, { amount_usdc: '3', description: 'once' }, key);
+    expect(first.statusCode).toBe(201);
+    // Same amount written another way is the same request.
+    const same = await credit(acc.accountId, { description: 'once', amount_usdc: '3.000000' }, key);
+    expect(same.statusCode).toBe(201);
+    expect(same.headers['idempotent-replayed']).toBe('true');
+    for (const other of [
+      { amount_usdc: '300', description: 'once' },
+      { amount_usdc: '3', description: 'twice' },
+    ]) {
+      const res = await credit(acc.accountId, other, key);
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error.code).toBe('SVC-VAL-004');
+    }
+    const [a] = await rows<{ balance_credits: bigint }>(
+      t.deps.db.orm,
+      sql`SELECT balance_credits FROM accounts WHERE id = ${acc.accountId}`,
+    );
+    expect(a?.balance_credits).toBe(3_000_000n);
+  });
 });

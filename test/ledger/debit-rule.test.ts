@@ -184,7 +184,7 @@ describe('one debit rule for the single, batched and grouped paths', () => {
     const stopped = new Set<number>();
     for (let i = 0; i < Math.max(...grouped.map((s) => s.inputs.length)); i++) {
       const members = grouped
-        .map((s, k) => k)
+        .map((_scenario, k) => k)
         .filter((k) => !stopped.has(k) && i < grouped[k]!.inputs.length);
       const results = await debitAcrossAccounts(
         t.deps.db,

@@ -48,10 +48,6 @@ export async function createAccountWithKey(
   }
 }
 
-export async function accountExists(db: Database, accountId: string): Promise<boolean> {
-  return (await one(db.orm, sql`SELECT 1 FROM accounts WHERE id = ${accountId}`)) !== undefined;
-}
-
 export async function findAccountByEmail(ex: Executor, email: string): Promise<AccountRef | undefined> {
   return one<AccountRef>(
     ex,

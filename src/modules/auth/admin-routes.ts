@@ -3,6 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
+import { PathId } from '../../http/path-ids.js';
 import { changeAccountStatus, createAccountWithKey } from './accounts.js';
 
 const CreateAccountBody = Type.Object(
@@ -17,13 +18,39 @@ const StatusBody = Type.Object(
   { reason: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })) },
   { additionalProperties: false },
 );
-const AccountParams = Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 100 }) });
+const AccountParams = Type.Object({ accountId: PathId(100) });
 const StatusChange = Type.Object({ account_id: Type.String(), status: Type.String() });
 
 export const authAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/admin/accounts',
-    { schema: { tags: ['admin'], body: CreateAccountBody }, config: { auth: 'admin' } },
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Create an account with a first API key (the key is returned only here)',
+        security: [{ bearer: [] }],
+        body: CreateAccountBody,
+        response: {
+          201: Envelope(
+            Type.Object({
+              account_id: Type.String(),
+              email: Type.String(),
+              api_key: Type.Object({
+                id: Type.String(),
+                name: Type.String(),
+                key: Type.String({ description: 'The full key: shown only in this response' }),
+                prefix: Type.String(),
+                created_at: Type.String(),
+              }),
+            }),
+          ),
+          400: ErrorShapeA,
+          401: ErrorShapeA,
+          409: ErrorShapeA,
+        },
+      },
+      config: { auth: 'admin' },
+    },
     async (request, reply) => {
       const created = await createAccountWithKey(app.deps.db, request.body.email, request.body.name);
       return reply.status(201).send(envelope(request, created));
@@ -45,7 +72,14 @@ export const authAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
               : 'Reinstate a suspended account',
           params: AccountParams,
           body: StatusBody,
-          response: { 200: Envelope(StatusChange), 404: ErrorShapeA, 409: ErrorShapeA },
+          security: [{ bearer: [] }],
+          response: {
+            200: Envelope(StatusChange),
+            400: ErrorShapeA,
+            401: ErrorShapeA,
+            404: ErrorShapeA,
+            409: ErrorShapeA,
+          },
         },
         config: { auth: 'admin' },
         // The body is optional: no body at all counts as `{}`.

@@ -62,7 +62,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         tags: ['auth'],
         summary: 'E-mail a 6-digit sign-in code (always 202: no account enumeration)',
         body: LoginBody,
-        response: { 202: Envelope(LoginAccepted) },
+        response: { 202: Envelope(LoginAccepted), 400: ErrorShapeA },
       },
     },
     async (request, reply) => {
@@ -78,7 +78,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         tags: ['auth'],
         summary: 'Exchange an e-mailed code for a session token (creates the account on first use)',
         body: VerifyBody,
-        response: { 200: Envelope(Session), 401: ErrorShapeA, 403: ErrorShapeA },
+        response: { 200: Envelope(Session), 400: ErrorShapeA, 401: ErrorShapeA, 403: ErrorShapeA },
       },
     },
     async (request) => envelope(request, await verifyLoginCode(deps, request.body.email, request.body.code)),
@@ -91,7 +91,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
         tags: ['auth'],
         summary: 'EIP-4361 message and nonce (1 hour) for wallet sign-in',
         body: ChallengeBody,
-        response: { 200: Envelope(Challenge) },
+        response: { 200: Envelope(Challenge), 400: ErrorShapeA },
       },
     },
     async (request) => envelope(request, await createChallenge(deps, request.body.wallet_address)),
@@ -103,7 +103,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<AuthRoutesOptions> = async (a
       schema: {
         tags: ['auth'],
         summary: 'Who the caller is, its trust tier and its rate limit (same as MCP svc_auth_status)',
-        response: { 200: Envelope(Status), 401: ErrorShapeA },
+        response: { 200: Envelope(Status), 401: ErrorShapeA, 403: ErrorShapeA },
       },
     },
     async (request) => {

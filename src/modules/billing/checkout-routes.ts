@@ -1,9 +1,11 @@
 // The local processor's checkout page (GET /checkout/:sessionId, Pay and Cancel forms) and the receipt
 // page. Pay and Cancel go through applyProcessorEvent like Stripe's webhooks, keyed by session, so a
 // double-submitted Pay credits once. No credentials: the unguessable session id is the capability.
+
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { one, toDate } from '../../db/index.js';
+import { pathIdSchema } from '../../http/path-ids.js';
 import { applyProcessorEvent } from './events.js';
 import { checkoutPage, closedCheckoutPage, notFoundPage, receiptPage } from './pages.js';
 import type { PaymentRow } from './payments.js';
@@ -21,7 +23,7 @@ const redirectTarget = (url: string, sessionId: string) => url.replaceAll('{CHEC
 
 const SessionParams = {
   type: 'object',
-  properties: { sessionId: { type: 'string', maxLength: 128 } },
+  properties: { sessionId: pathIdSchema(128) },
   required: ['sessionId'],
 } as const;
 
@@ -38,7 +40,7 @@ export const checkoutPageRoutes =
           hide: true,
           params: {
             type: 'object',
-            properties: { paymentId: { type: 'string', maxLength: 64 } },
+            properties: { paymentId: pathIdSchema(64) },
             required: ['paymentId'],
           },
         },

@@ -19,6 +19,25 @@ function positiveCredits(value: string | null, path: string): bigint | null {
   return credits;
 }
 
+function limitsView(daily: bigint | null, perCall: bigint | null) {
+  return {
+    dailySpendLimitUsdc: daily === null ? null : creditsToUsdc(daily),
+    perCallLimitUsdc: perCall === null ? null : creditsToUsdc(perCall),
+    dailySpendLimitCredits: daily?.toString() ?? null,
+    perCallLimitCredits: perCall?.toString() ?? null,
+  };
+}
+
+/** The account's current limits, in the shape PUT /v1/billing/limits answers. */
+export async function getLimits(deps: AppDeps, accountId: string) {
+  const row = await one<{ daily_limit_credits: bigint | null; per_call_limit_credits: bigint | null }>(
+    deps.db.orm,
+    sql`SELECT daily_limit_credits, per_call_limit_credits FROM accounts WHERE id = ${accountId}`,
+  );
+  if (!row) throw new Error(`account ${accountId} vanished`);
+  return limitsView(row.daily_limit_credits, row.per_call_limit_credits);
+}
+
 export async function updateLimits(deps: AppDeps, accountId: string, input: LimitsInput) {
   const sets = [];
   if (input.dailySpendLimitUsdc !== undefined) {
@@ -35,12 +54,7 @@ export async function updateLimits(deps: AppDeps, accountId: string, input: Limi
         RETURNING daily_limit_credits, per_call_limit_credits`,
   );
   if (!row) throw new Error(`account ${accountId} vanished`);
-  return {
-    dailySpendLimitUsdc: row.daily_limit_credits === null ? null : creditsToUsdc(row.daily_limit_credits),
-    perCallLimitUsdc: row.per_call_limit_credits === null ? null : creditsToUsdc(row.per_call_limit_credits),
-    dailySpendLimitCredits: row.daily_limit_credits?.toString() ?? null,
-    perCallLimitCredits: row.per_call_limit_credits?.toString() ?? null,
-  };
+  return limitsView(row.daily_limit_credits, row.per_call_limit_credits);
 }
 
 export const ALERT_KEYS = [
@@ -83,6 +97,16 @@ function alertsView(threshold: bigint | null, rawPrefs: unknown) {
     emailNotifications[key] = typeof v === 'boolean' ? v : ALERT_DEFAULTS[key];
   }
   return { lowBalanceThresholdUsdc: creditsToUsdc(threshold ?? 0n), emailNotifications };
+}
+
+/** The account's current alert settings, in the shape PUT /v1/billing/alerts answers. */
+export async function getAlerts(deps: AppDeps, accountId: string) {
+  const row = await one<{ low_balance_threshold_credits: bigint | null; email_prefs: unknown }>(
+    deps.db.orm,
+    sql`SELECT low_balance_threshold_credits, email_prefs FROM accounts WHERE id = ${accountId}`,
+  );
+  if (!row) throw new Error(`account ${accountId} vanished`);
+  return alertsView(row.low_balance_threshold_credits, row.email_prefs);
 }
 
 /**

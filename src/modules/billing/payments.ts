@@ -6,7 +6,7 @@ import { one, rows, type Tx, toIso } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
-import { postEntry } from '../ledger/index.js';
+import { countSuccessfulPayment, postEntry } from '../ledger/index.js';
 import type { CardProcessor, CreatedCheckout } from './processors.js';
 
 export type PaymentStatus = 'pending' | 'completed' | 'failed' | 'expired' | 'refunded';
@@ -134,10 +134,8 @@ export async function completePayment(
     referenceType: paymentTypeOf(p.processor),
     referenceId: p.id,
   });
-  // Trust tiers count successful payments (DESIGN.md section 6).
-  await tx.execute(
-    sql`UPDATE accounts SET successful_payments = successful_payments + 1 WHERE id = ${p.account_id}`,
-  );
+  // Trust tiers count successful payments (docs/ratelimit.md).
+  await countSuccessfulPayment(tx, p.account_id);
   await deps.hooks.run('payment.completed', tx, {
     accountId: p.account_id,
     paymentId: p.id,

@@ -9,7 +9,7 @@ import { accountOf } from '../auth/index.js';
 import { outcomesWritten } from '../execution/index.js';
 import { getBalance, listTransactions } from './account-views.js';
 import { checkoutPageRoutes } from './checkout-routes.js';
-import { updateAlerts, updateLimits } from './controls.js';
+import { getAlerts, getLimits, updateAlerts, updateLimits } from './controls.js';
 import { createCoupon, redeemCoupon } from './coupons.js';
 import { invalid } from './dates.js';
 import { createCheckout, listPayments, MAX_CHECKOUT_CENTS, MIN_CHECKOUT_CENTS } from './payments.js';
@@ -45,7 +45,13 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/billing/checkout',
     {
       config: { auth: 'account' },
-      schema: { tags, security, body: S.CheckoutBody, response: { 200: S.CheckoutSession, ...errors } },
+      schema: {
+        tags,
+        summary: 'Start a card checkout (Stripe, or the local checkout page)',
+        security,
+        body: S.CheckoutBody,
+        response: { 200: S.CheckoutSession, ...errors },
+      },
     },
     async (request) => {
       const { accountId } = accountOf(request);
@@ -66,7 +72,13 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/billing/payments',
     {
       config: { auth: 'account' },
-      schema: { tags, security, querystring: S.PageQuery, response: { 200: S.PaymentList, ...errors } },
+      schema: {
+        tags,
+        summary: 'Card payments, newest first (page pagination)',
+        security,
+        querystring: S.PageQuery,
+        response: { 200: S.PaymentList, ...errors },
+      },
     },
     async (request) =>
       listPayments(deps, accountOf(request).accountId, request.query.page, request.query.limit),
@@ -74,7 +86,15 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/v1/billing/balance',
-    { config: { auth: 'account' }, schema: { tags, security, response: { 200: S.Balance, ...errors } } },
+    {
+      config: { auth: 'account' },
+      schema: {
+        tags,
+        summary: 'Balance in credits and USDC',
+        security,
+        response: { 200: S.Balance, ...errors },
+      },
+    },
     async (request) => getBalance(deps, accountOf(request).accountId),
   );
 
@@ -84,6 +104,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'account' },
       schema: {
         tags,
+        summary: 'Ledger transactions, newest first (page pagination, optional type filter)',
         security,
         querystring: S.TransactionsQuery,
         response: { 200: S.TransactionList, ...errors },
@@ -96,7 +117,13 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/billing/usage',
     {
       config: { auth: 'account' },
-      schema: { tags, security, querystring: S.UsageQuery, response: { 200: S.UsageReport, ...errors } },
+      schema: {
+        tags,
+        summary: 'Usage summary by day or by provider (net of refunds)',
+        security,
+        querystring: S.UsageQuery,
+        response: { 200: S.UsageReport, ...errors },
+      },
     },
     async (request) => {
       const { accountId } = accountOf(request);
@@ -113,6 +140,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'account' },
       schema: {
         tags,
+        summary: 'Usage export as CSV (RFC 4180, streamed; credits net of refunds)',
         security,
         querystring: S.ExportQuery,
         produces: ['text/csv'],
@@ -132,20 +160,50 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  app.get(
+    '/v1/billing/limits',
+    {
+      config: { auth: 'account' },
+      schema: { tags, security, summary: 'Current spending limits', response: { 200: S.Limits, ...errors } },
+    },
+    async (request) => getLimits(deps, accountOf(request).accountId),
+  );
+
   app.put(
     '/v1/billing/limits',
     {
       config: { auth: 'account', keyPolicy: 'refuse' },
-      schema: { tags, security, body: S.LimitsBody, response: { 200: S.Limits, ...errors } },
+      schema: {
+        tags,
+        summary: 'Set the daily and per-call spending limits',
+        security,
+        body: S.LimitsBody,
+        response: { 200: S.Limits, ...errors },
+      },
     },
     async (request) => updateLimits(deps, accountOf(request).accountId, request.body),
+  );
+
+  app.get(
+    '/v1/billing/alerts',
+    {
+      config: { auth: 'account' },
+      schema: { tags, security, summary: 'Current alert settings', response: { 200: S.Alerts, ...errors } },
+    },
+    async (request) => getAlerts(deps, accountOf(request).accountId),
   );
 
   app.put(
     '/v1/billing/alerts',
     {
       config: { auth: 'account', keyPolicy: 'refuse' },
-      schema: { tags, security, body: S.AlertsBody, response: { 200: S.Alerts, ...errors } },
+      schema: {
+        tags,
+        summary: 'Set the low-balance alert threshold',
+        security,
+        body: S.AlertsBody,
+        response: { 200: S.Alerts, ...errors },
+      },
     },
     async (request) => updateAlerts(deps, accountOf(request).accountId, request.body),
   );
@@ -154,7 +212,13 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/billing/coupons/redeem',
     {
       config: { auth: 'account' },
-      schema: { tags, security, body: S.RedeemBody, response: { 200: S.Redemption, ...errors } },
+      schema: {
+        tags,
+        summary: 'Redeem a coupon code (credits the account once)',
+        security,
+        body: S.RedeemBody,
+        response: { 200: S.Redemption, 404: ErrorShapeA, 409: ErrorShapeA, 410: ErrorShapeA, ...errors },
+      },
     },
     async (request) => redeemCoupon(deps, accountOf(request).accountId, request.body.code),
   );
@@ -163,7 +227,13 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/admin/coupons',
     {
       config: { auth: 'admin' },
-      schema: { tags: ['admin'], body: S.CreateCouponBody, response: { 201: Envelope(S.Coupon) } },
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a coupon (codes are case-insensitive)',
+        security: [{ bearer: [] }],
+        body: S.CreateCouponBody,
+        response: { 201: Envelope(S.Coupon), 400: ErrorShapeA, 401: ErrorShapeA, 409: ErrorShapeA },
+      },
     },
     async (request, reply) =>
       reply.status(201).send(envelope(request, await createCoupon(deps, request.body))),

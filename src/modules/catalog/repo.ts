@@ -200,10 +200,6 @@ export async function loadEndpointQuality(
   );
 }
 
-export async function providerExists(ex: Executor, providerId: string): Promise<boolean> {
-  return (await one(ex, sql`SELECT 1 FROM providers WHERE id = ${providerId}`)) !== undefined;
-}
-
 /** Ids equal to `base` or `base-<n>`: lets a derived id pick the first free suffix. */
 export async function idsLike(ex: Executor, base: string): Promise<Set<string>> {
   const found = await rows<{ id: string }>(

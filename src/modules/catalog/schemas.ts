@@ -1,8 +1,10 @@
 // TypeBox schemas of the catalogue: the admin input (DESIGN.md section 8) and the public shapes
 // (SPEC.md 2.2/2.3 plus quality). Checks a schema cannot express (unique slugs, positive prices, URL
 // rules, consistent parameter extras) live in validate.ts.
+
 import { type Static, Type } from '@sinclair/typebox';
 import { CursorPagination, Envelope, MetaSchema } from '../../http/envelope.js';
+import { PathId } from '../../http/path-ids.js';
 
 export const CATEGORIES = ['data_intelligence', 'ai_ml', 'communication', 'blockchain', 'utility'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -189,10 +191,10 @@ export const ListProvidersQuery = Type.Object({
   category: Type.Optional(StringEnum(CATEGORIES)),
 });
 
-export const ProviderParams = Type.Object({ providerId: Type.String({ maxLength: 200 }) });
+export const ProviderParams = Type.Object({ providerId: PathId(200) });
 export const EndpointParams = Type.Object({
-  providerId: Type.String({ maxLength: 200 }),
-  slug: Type.String({ maxLength: 200 }),
+  providerId: PathId(200),
+  slug: PathId(200),
 });
 
 export const ProviderListResponse = Type.Object({

@@ -5,6 +5,7 @@
 import { isUniqueViolation } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
+import { providerEgressPolicy, providerUrlRefusal } from '../../lib/egress.js';
 import { usdcToCredits } from '../../lib/money.js';
 import { decryptSecret, encryptSecret, randomBase62 } from '../../lib/secrets.js';
 import {
@@ -21,7 +22,17 @@ import {
 import type { ProviderInput } from './schemas.js';
 import { checkProviderInput } from './validate.js';
 
-type CatalogDeps = Pick<AppDeps, 'db' | 'clock' | 'events' | 'secrets'>;
+type CatalogDeps = Pick<AppDeps, 'db' | 'clock' | 'events' | 'secrets' | 'config'>;
+
+/** The SSRF policy on base_url (src/lib/egress.ts), reported like any other field error. */
+async function checkProviderEgress(deps: CatalogDeps, input: ProviderInput): Promise<void> {
+  const refusal = await providerUrlRefusal(input.base_url, providerEgressPolicy(deps.config));
+  if (refusal) {
+    throw new AppError('SVC-VAL-001', `base_url ${refusal}`, {
+      errors: [{ path: 'base_url', message: refusal }],
+    });
+  }
+}
 
 export interface ProviderWithSecret {
   provider: CatalogueProvider;
@@ -66,6 +77,7 @@ function notFound(providerId: string): AppError {
 /** Creates a provider with a fresh secret. 409 SVC-VAL-007 when the given id is taken. */
 export async function createProvider(deps: CatalogDeps, input: ProviderInput): Promise<ProviderWithSecret> {
   checkProviderInput(input);
+  await checkProviderEgress(deps, input);
   const secret = newProviderSecret();
   const ciphertext = encryptSecret(deps.secrets.encryptionKey, secret);
   const derivedBase = slugifyProviderName(input.name);
@@ -114,6 +126,7 @@ export async function replaceProvider(
     });
   }
   checkProviderInput(input);
+  await checkProviderEgress(deps, input);
   const provider = await deps.db.orm.transaction(async (tx) => {
     if (!(await updateProviderRow(tx, rowOf(input, providerId), deps.clock.now()))) return undefined;
     await replaceEndpointRows(tx, providerId, input.endpoints, pricesOf(input));

@@ -68,6 +68,10 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<AnvilProcess>
     stderr = (stderr + chunk.toString()).slice(-4000);
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // If this process exits without stop() (an error at start, process.exit), anvil must not outlive it.
+  const onParentExit = () => child.kill('SIGINT');
+  process.once('exit', onParentExit);
+  void exited.then(() => process.off('exit', onParentExit));
   const rpcUrl = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {

@@ -3,9 +3,9 @@
 // checks that the newest transfer it accounted for is still on the chain, and stops otherwise.
 import { sql } from 'drizzle-orm';
 import type { Hex } from 'viem';
+import { isNotFound } from '../../adapters/chain/runtime.js';
 import { one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
-import { isNotFound } from './runtime.js';
 
 export class ChainBehindLedger extends Error {}
 

@@ -15,11 +15,11 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
+import { DEVNET } from '../../adapters/chain/networks.js';
 import type { Config } from '../../config.js';
 import { loadOrCreateSecret } from '../../lib/secrets.js';
 import { testUsdcArtifact } from './abi.js';
 import { startAnvil } from './anvil.js';
-import { DEVNET } from './networks.js';
 
 /** anvil's first well-known development account: deploys the test contracts, nothing else. */
 export const ANVIL_DEPLOYER_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';

@@ -1,12 +1,12 @@
 // Devnet faucet: mints test USDC with the platform key (the token's owner) through the one platform
 // transaction sender, and gives the address gas. Waits for the mint so the caller can spend right away.
 import { type Address, encodeFunctionData } from 'viem';
+import { chainUnavailable, readyChain } from '../../adapters/chain/runtime.js';
 import type { AppDeps } from '../../deps.js';
 import { newId } from '../../lib/ids.js';
 import { usdcAbi } from './abi.js';
 import { fundGas } from './devnet.js';
 import { type PlatformTx, sendPlatformTransaction, waitForPlatformTransaction } from './platform-tx.js';
-import { chainUnavailable, readyChain } from './runtime.js';
 
 export async function faucet(deps: AppDeps, to: Address, credits: bigint): Promise<PlatformTx> {
   const chain = readyChain(deps.chain);

@@ -1,5 +1,24 @@
 // The chain module's public entry (DESIGN.md sections 10 and 11 build on it): network config, the per-app
 // chain runtime, the devnet launcher, the platform key's one transaction sender, and the public routes.
+
+export {
+  BASE,
+  BASE_SEPOLIA,
+  DEVNET,
+  MIN_DEPOSIT_CREDITS,
+  type NetworkInfo,
+  networkFor,
+} from '../../adapters/chain/networks.js';
+export {
+  type ChainRuntime,
+  chainUnavailable,
+  createChainRuntime,
+  isNotFound,
+  type ReadyChain,
+  RPC_RETRY_AFTER_SECONDS,
+  readyChain,
+  rpc,
+} from '../../adapters/chain/runtime.js';
 export { testUsdcArtifact, usdcAbi } from './abi.js';
 export { anvilBinary, freePort, startAnvil } from './anvil.js';
 export { assertChainNotBehindLedger, ChainBehindLedger } from './consistency.js';
@@ -12,7 +31,6 @@ export {
   withDevnetChain,
 } from './devnet.js';
 export { faucet } from './faucet.js';
-export { BASE, BASE_SEPOLIA, DEVNET, MIN_DEPOSIT_CREDITS, type NetworkInfo, networkFor } from './networks.js';
 export {
   findPlatformTransaction,
   NoPlatformKey,
@@ -27,13 +45,3 @@ export {
   waitForPlatformTransaction,
 } from './platform-tx.js';
 export { chainRoutes } from './routes.js';
-export {
-  type ChainRuntime,
-  chainUnavailable,
-  createChainRuntime,
-  isNotFound,
-  type ReadyChain,
-  RPC_RETRY_AFTER_SECONDS,
-  readyChain,
-  rpc,
-} from './runtime.js';

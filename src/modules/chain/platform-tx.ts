@@ -8,11 +8,11 @@
 //   whichever version is mined, the payment happens once. A nonce is never given to another purpose.
 import { sql } from 'drizzle-orm';
 import { type Address, BaseError, type Hex, keccak256 } from 'viem';
+import { type ChainRuntime, chainUnavailable, isNotFound, readyChain } from '../../adapters/chain/runtime.js';
 import { isUniqueViolation, one, rows } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import type { BackgroundJob } from '../../jobs/runner.js';
 import { newId } from '../../lib/ids.js';
-import { type ChainRuntime, chainUnavailable, isNotFound, readyChain } from './runtime.js';
 
 export interface PlatformTxRequest {
   /** What the transaction is for, e.g. `faucet`, `x402_settlement`, `payout`. */

@@ -3,12 +3,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { getAddress } from 'viem';
+import { MIN_DEPOSIT_CREDITS } from '../../adapters/chain/networks.js';
+import { readyChain } from '../../adapters/chain/runtime.js';
 import { AppError } from '../../errors/catalogue.js';
 import { Envelope, envelope } from '../../http/envelope.js';
 import { creditsToUsdcShort, isUsdcString, usdcToCredits } from '../../lib/money.js';
 import { faucet } from './faucet.js';
-import { MIN_DEPOSIT_CREDITS } from './networks.js';
-import { readyChain } from './runtime.js';
 
 const DepositAddress = Type.Object({
   network: Type.String({ description: 'CAIP-2 network id, e.g. eip155:8453' }),

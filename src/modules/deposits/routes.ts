@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, envelope, MetaSchema } from '../../http/envelope.js';
 import { creditsToUsdcShort } from '../../lib/money.js';
-import { accountOf, requireAccount } from '../auth/index.js';
+import { accountOf } from '../auth/index.js';
 import { linkWallet, listLinks, unlinkWallet } from './links.js';
 import { submitDeposit } from './service.js';
 
@@ -44,7 +44,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: DepositBody,
         response: { 201: Envelope(DepositSchema) },
       },
-      preValidation: requireAccount,
+      config: { auth: 'account' },
     },
     async (request, reply) => {
       const deposit = await submitDeposit(deps, accountOf(request).accountId, request.body.tx_hash);
@@ -70,7 +70,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: LinkBody,
         response: { 201: Envelope(Link) },
       },
-      preValidation: requireAccount,
+      config: { auth: 'account' },
     },
     async (request, reply) => {
       const link = await linkWallet(deps, accountOf(request).accountId, request.body);
@@ -87,7 +87,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security,
         response: { 200: Type.Object({ data: Type.Array(Link), meta: MetaSchema }) },
       },
-      preValidation: requireAccount,
+      config: { auth: 'account' },
     },
     async (request) => envelope(request, await listLinks(deps.db.orm, accountOf(request).accountId)),
   );
@@ -102,7 +102,7 @@ export const depositRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Type.Object({ address: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' }) }),
         response: { 200: Envelope(Type.Object({ wallet_address: Type.String(), unlinked: Type.Boolean() })) },
       },
-      preValidation: requireAccount,
+      config: { auth: 'account' },
     },
     async (request) => {
       await unlinkWallet(deps, accountOf(request).accountId, request.params.address);

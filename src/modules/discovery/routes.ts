@@ -5,6 +5,7 @@ import { AppError } from '../../errors/catalogue.js';
 import { usdcNumberToCredits } from '../../lib/money.js';
 import { keyPolicyFilter } from '../keys/index.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
+import { matchQualityOf } from './ranking/match-quality.js';
 import { DISCOVER_LIMIT_DEFAULT, type DiscoverBody, discoverRouteSchema, HTTP_METHODS } from './schemas.js';
 import { DiscoveryService } from './service.js';
 import { discoveryItem } from './views.js';
@@ -61,6 +62,8 @@ function toFilters(body: DiscoverBody): DiscoveryFilters {
   return filters;
 }
 
+const roundStrength = (s: number) => Math.round(Math.min(1, Math.max(0, s)) * 10_000) / 10_000;
+
 /** `Cache-Control: no-cache` (or no-store) counts only from an authenticated caller. */
 function wantsFresh(request: FastifyRequest): boolean {
   if (request.caller.kind !== 'account') return false;
@@ -94,7 +97,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           filters.maxPriceCredits = ceiling;
         }
       }
-      const { results, total } = await service.discover({
+      const { results, total, strength } = await service.discover({
         query,
         filters,
         limit: body.limit ?? DISCOVER_LIMIT_DEFAULT,
@@ -105,6 +108,9 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         meta: {
           request_id: request.id,
           total_results: total,
+          ...(strength === undefined
+            ? {}
+            : { match_quality: matchQualityOf(strength), match_strength: roundStrength(strength) }),
           query_time_ms: Math.round((performance.now() - started) * 100) / 100,
         },
       };

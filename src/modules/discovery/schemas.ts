@@ -1,6 +1,7 @@
 // Request and response schemas of POST /v1/discover (SPEC.md 4.1, 2.5).
 import { type Static, Type } from '@sinclair/typebox';
 import { ErrorShapeA } from '../../http/envelope.js';
+import { WEAK_MATCH_BELOW } from './ranking/match-quality.js';
 
 export const CATEGORIES = ['data_intelligence', 'ai_ml', 'communication', 'blockchain', 'utility'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -67,6 +68,25 @@ export const DiscoverResponseSchema = Type.Object({
     request_id: Type.String(),
     total_results: Type.Integer(),
     query_time_ms: Type.Number(),
+    match_quality: Type.Optional(
+      Type.Unsafe<'good' | 'weak' | 'none'>({
+        type: 'string',
+        enum: ['good', 'weak', 'none'],
+        description:
+          'Only with a query. How well the first result answers it: good; weak (match_strength below ' +
+          `${WEAK_MATCH_BELOW}: most likely nothing in the catalogue does what was asked, the results are only ` +
+          'the closest things); none (no result at all).',
+      }),
+    ),
+    match_strength: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          "Only with a query. Geometric mean of the first result's relevance and the weighted share of the " +
+          "query's words (names, numbers and domains left out) that it contains or has a close synonym of.",
+      }),
+    ),
   }),
 });
 

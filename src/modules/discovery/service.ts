@@ -4,6 +4,7 @@
 import type { AppDeps } from '../../deps.js';
 import { type EndpointEmbeddings, embedEndpoints, embedTexts, similarities } from './embeddings.js';
 import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
+import { matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
 import { matchQuery, QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
 import { buildSearchIndex, type SearchIndex } from './ranking/search-index.js';
@@ -48,6 +49,13 @@ export interface DiscoveredEndpoint {
   relevance: number;
 }
 
+export interface Discovered {
+  results: DiscoveredEndpoint[];
+  total: number;
+  /** Strength of the best match in [0, 1] (match-quality.ts); undefined without a query. */
+  strength: number | undefined;
+}
+
 interface Snapshot {
   index: SearchIndex;
   fingerprint: string;
@@ -90,7 +98,7 @@ export class DiscoveryService {
   /** Hits held by the match cache, bounded so large catalogues cannot make it grow without limit. */
   private cachedHits = 0;
   /** Final pages by query + filters, cleared with every new index and every load of quality metrics. */
-  private ranked = new Map<string, { results: DiscoveredEndpoint[]; total: number }>();
+  private ranked = new Map<string, Discovered>();
 
   private queryEmbeddings = new Map<string, Float32Array>();
 
@@ -256,16 +264,17 @@ export class DiscoveryService {
   }
 
   /** Ranked endpoints for a query and/or filters: the page asked for and the number of all matches. */
-  async discover(req: DiscoverRequest): Promise<{ results: DiscoveredEndpoint[]; total: number }> {
+  async discover(req: DiscoverRequest): Promise<Discovered> {
     const snapshot = await this.currentIndex(req.fresh);
     const { qualities, boosts, load } = await this.qualityMetrics(snapshot, req.fresh);
     const rankedKey = JSON.stringify(
-      [snapshot.generation, load, normaliseQuery(req.query ?? ''), req.filters],
+      // Case kept: match strength reads capitalised names in the query as values (match-quality.ts).
+      [snapshot.generation, load, (req.query ?? '').trim().replace(/\s+/g, ' '), req.filters],
       (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
     );
     const cached = req.fresh ? undefined : this.ranked.get(rankedKey);
     if (cached && req.limit <= RANKED_CACHE_DEPTH) {
-      return { results: cached.results.slice(0, req.limit), total: cached.total };
+      return { ...cached, results: cached.results.slice(0, req.limit) };
     }
 
     const { endpoints } = snapshot.index;
@@ -281,11 +290,20 @@ export class DiscoveryService {
       // Filters alone: every endpoint passing them answers the request fully (relevance 1).
       const relevance = hits ? (hits.relevance[c] as number) : 1;
       const score = hits ? relevance * (boosts.withQuery[i] as number) : (boosts.filtersOnly[i] as number);
-      passing.push({ endpoint, quality, relevance, score });
+      passing.push({ endpoint, quality, relevance, score, at: i });
     }
     const top = selectTop(passing, Math.max(req.limit, RANKED_CACHE_DEPTH), compareRanked);
-    remember(this.ranked, rankedKey, { results: top, total: passing.length });
-    return { results: top.slice(0, req.limit), total: passing.length };
+    // How well the first result answers the query, judged on the words asked (not on the order score).
+    const best = top[0];
+    const strength =
+      req.query === undefined
+        ? undefined
+        : best
+          ? matchStrength(best.relevance, matchEvidence(snapshot.index, req.query, best.at))
+          : 0;
+    const found: Discovered = { results: top, total: passing.length, strength };
+    remember(this.ranked, rankedKey, found);
+    return { ...found, results: top.slice(0, req.limit) };
   }
 }
 
@@ -293,7 +311,8 @@ function normaliseQuery(query: string): string {
   return query.trim().toLowerCase().replace(/\s+/g, ' ');
 }
 
-type Ranked = DiscoveredEndpoint & { score: number };
+/** `at`: the endpoint's position in the snapshot's index. */
+type Ranked = DiscoveredEndpoint & { score: number; at: number };
 
 /** Best first: order score, then cheaper, then more used, then a stable key. */
 function compareRanked(a: Ranked, b: Ranked) {

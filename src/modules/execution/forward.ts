@@ -3,7 +3,8 @@
 // becomes a ProviderResult the settlement step maps to an outcome.
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
+import { type EgressPolicy, EgressRefused, guardedLookup, isPrivateAddress } from '../../lib/egress.js';
 import { CALL_ID_HEADER, SIGNATURE_HEADER, signProviderRequest, TIMESTAMP_HEADER } from '../catalog/index.js';
 import type { ResolvedEndpoint } from './resolve.js';
 
@@ -17,8 +18,24 @@ export type ProviderResult =
   | { kind: 'timeout'; latencyMs: number }
   | { kind: 'connection'; error: string; latencyMs: number };
 
-export function createProviderAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 512 });
+/**
+ * The agent for provider calls. Unless private addresses are allowed, every connection is checked on the
+ * address it dials (src/lib/egress.ts): literal addresses here, names by the socket's lookup.
+ */
+export function createProviderAgent(policy: EgressPolicy = { allowPrivate: true }): Agent {
+  const pool = { keepAliveTimeout: 30_000, keepAliveMaxTimeout: 600_000, connections: 512 };
+  if (policy.allowPrivate) return new Agent(pool);
+  const dial = buildConnector({ lookup: guardedLookup } as buildConnector.BuildOptions);
+  return new Agent({
+    ...pool,
+    connect: (options, callback) => {
+      if (isPrivateAddress(options.hostname)) {
+        callback(new EgressRefused(options.hostname, options.hostname), null);
+        return;
+      }
+      dial(options, callback);
+    },
+  });
 }
 
 /** Query string for GET calls: scalars as they are, objects/arrays as JSON. */

@@ -2,29 +2,14 @@
 // calls (account_id, idempotency_key) in the debit statement itself, so two identical requests at once
 // cannot both be charged; the loser reads the winner's row here. Call rows are kept (never purged), so a
 // key is remembered well beyond the required 24 hours.
-import { createHash } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Executor, one } from '../../db/index.js';
-import { AppError } from '../../errors/catalogue.js';
+import { assertReplayable, requestFingerprint } from '../../http/idempotency.js';
 
-export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
-
-/** JSON with sorted object keys, so the same body with its keys in another order hashes the same. */
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const obj = value as Record<string, unknown>;
-  return `{${Object.keys(obj)
-    .sort()
-    .filter((k) => obj[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
-    .join(',')}}`;
-}
+export { MAX_IDEMPOTENCY_KEY_LENGTH } from '../../http/idempotency.js';
 
 export function requestHash(providerId: string, slug: string, body: unknown): string {
-  return createHash('sha256')
-    .update(`${providerId}\n${slug}\n${canonicalJson(body)}`)
-    .digest('hex');
+  return requestFingerprint([providerId, slug], body);
 }
 
 export interface StoredResponse {
@@ -50,9 +35,7 @@ export async function replayFor(
         WHERE account_id = ${accountId} AND idempotency_key = ${key}`,
   );
   if (!row) throw new Error('idempotency key conflict without a call row');
-  if (row.request_hash !== hash) throw new AppError('SVC-VAL-004');
-  if (row.status === 'pending' || row.response_status === null || row.response_body === null) {
-    throw new AppError('SVC-VAL-005');
-  }
-  return { status: row.response_status, body: row.response_body };
+  const finished = row.status !== 'pending' && row.response_status !== null && row.response_body !== null;
+  assertReplayable({ fingerprint: row.request_hash, finished }, hash);
+  return { status: row.response_status as number, body: row.response_body as string };
 }

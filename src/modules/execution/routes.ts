@@ -1,11 +1,14 @@
 // POST /v1/execute/:providerId/:endpointSlug (SPEC.md 4.2). The body is validated against the endpoint's
 // own parameter schema inside the service (it differs per endpoint), not by a route schema.
+
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
+import { ErrorShapeA, ErrorShapeB } from '../../http/envelope.js';
+import { IdempotencyKeyHeader } from '../../http/idempotency.js';
+import { PathId } from '../../http/path-ids.js';
 import { accountOf, verifyDeferredCaller } from '../auth/index.js';
-import { MAX_IDEMPOTENCY_KEY_LENGTH } from './idempotency.js';
 import { executeCall } from './service.js';
 
 /** Requests whose key and account status the debit statement has already checked. */
@@ -26,15 +29,72 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'charged and returned with its status; 5xx/connection failure → refund + 502 SVC-EXE-004; timeout → ' +
           'refund + 504 SVC-EXE-005. `Idempotency-Key` (≤ 255 chars) makes retries safe.',
         params: Type.Object({
-          providerId: Type.String({ minLength: 1, maxLength: 128 }),
-          endpointSlug: Type.String({ minLength: 1, maxLength: 128 }),
+          providerId: PathId(128),
+          endpointSlug: PathId(128),
         }),
         headers: Type.Object({
-          'idempotency-key': Type.Optional(
-            Type.String({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH }),
-          ),
+          'idempotency-key': IdempotencyKeyHeader,
         }),
         security: [{ apiKey: [] }, { bearer: [] }],
+        // The handler sends pre-serialised text, so these schemas document the answers without filtering them.
+        response: {
+          200: Type.Unsafe<unknown>(
+            Type.Object(
+              {
+                svc: Type.Object({
+                  call_id: Type.String(),
+                  provider_id: Type.String(),
+                  endpoint: Type.String(),
+                  charged_usdc: Type.String(),
+                  remaining_balance_usdc: Type.String(),
+                  latency_ms: Type.Integer(),
+                }),
+                data: Type.Unknown({
+                  description: "The provider's JSON answer (or {raw_body} for non-JSON)",
+                }),
+              },
+              { description: 'Provider 2xx: charged' },
+            ),
+          ),
+          400: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: "SVC-EXE-003 / SVC-VAL-001, or the provider's own 400 as {svc, data}",
+          }),
+          401: Type.Unsafe<unknown>(ErrorShapeA),
+          402: Type.Unsafe<unknown>(
+            Type.Union([ErrorShapeA, ErrorShapeB], {
+              description:
+                'SVC-PAY-001 insufficient balance (shape A) or SVC-CREDIT-002 spend limit (shape B)',
+            }),
+          ),
+          403: Type.Unsafe<unknown>(ErrorShapeA),
+          404: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: "SVC-EXE-001/002, or the provider's own 404 as {svc, data}",
+          }),
+          409: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-VAL-005: a request with this Idempotency-Key is in progress',
+          }),
+          422: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-VAL-004: Idempotency-Key reused with another request',
+          }),
+          '4xx': Type.Unsafe<unknown>(
+            Type.Object(
+              { svc: Type.Record(Type.String(), Type.Unknown()), data: Type.Unknown() },
+              { description: "The provider's own 4xx answer, charged, with its status" },
+            ),
+          ),
+          502: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-EXE-004: provider 5xx or unreachable; refunded',
+          }),
+          504: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-EXE-005: provider timeout; refunded',
+          }),
+        },
       },
       // The caller may come from the cached key mapping (auth/caller.ts): the debit checks the key and
       // the account status itself.

@@ -4,6 +4,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Agent } from 'undici';
 import type { AppDeps } from '../../deps.js';
+import { providerEgressPolicy } from '../../lib/egress.js';
 import { DebitCoalescer } from './debit-coalescer.js';
 import { createProviderAgent } from './forward.js';
 import { EndpointResolver } from './resolve.js';
@@ -33,7 +34,7 @@ export function createExecutionRuntime(deps: AppDeps, log: FastifyBaseLogger): E
   const resolver = new EndpointResolver(deps.secrets.encryptionKey);
   const onCatalogChanged = ({ providerId }: { providerId: string }) => resolver.invalidate(providerId);
   deps.events.on('catalog.changed', onCatalogChanged);
-  const agent = createProviderAgent();
+  const agent = createProviderAgent(providerEgressPolicy(deps.config));
   const settleQueue = new SettleQueue(deps.db, log);
   let closed: Promise<void> | undefined;
   return {

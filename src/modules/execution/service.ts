@@ -94,20 +94,33 @@ export async function executeCall(app: ExecutionContext, input: ExecuteInput): P
       ...(providerStatus !== null ? { provider_status: providerStatus } : {}),
     };
     const error = new AppError(code, undefined, details);
-    await refundAndRecord(deps, {
-      callId,
-      outcome,
-      reason,
-      providerStatus,
-      latencyMs: result.latencyMs,
-      finishedAt,
-      ...(keep
-        ? {
-            responseStatus: error.status,
-            responseBody: JSON.stringify(errorBody(code, error.message, details)),
-          }
-        : {}),
-    });
+    try {
+      await refundAndRecord(deps, {
+        callId,
+        outcome,
+        reason,
+        providerStatus,
+        latencyMs: result.latencyMs,
+        finishedAt,
+        ...(keep
+          ? {
+              responseStatus: error.status,
+              responseBody: JSON.stringify(errorBody(code, error.message, details)),
+            }
+          : {}),
+      });
+    } catch {
+      // The database is down: the call row stays pending and the sweeper refunds it once the deadline
+      // passes (docs/execution.md). The agent still gets the provider's 502/504, told the refund is pending
+      // (the error handler logs it with details.refund).
+      throw new AppError(
+        code,
+        code === 'SVC-EXE-005'
+          ? 'Provider timed out; the refund is pending'
+          : 'Provider failed; the refund is pending',
+        { ...details, refund: 'pending' },
+      );
+    }
     throw error;
   }
 
@@ -260,7 +273,8 @@ async function debit(
       case 'balance':
         throw insufficient(price, refusal.available);
       case 'none':
-        if (attempt >= DEBIT_ATTEMPTS) throw insufficient(price, 0n);
+        // Out of attempts: report the balance as it is, not zero.
+        if (attempt >= DEBIT_ATTEMPTS) throw insufficient(price, refusal.available);
     }
   }
 }

@@ -1,5 +1,6 @@
 // API key management (SPEC.md 4.5): any authenticated caller (API key, session or wallet signature)
 // manages its own account's keys. Envelope responses (DESIGN.md section 5).
+
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { accountOf } from '../../http/caller.js';
@@ -12,6 +13,7 @@ import {
   envelopeWithPagination,
   MetaSchema,
 } from '../../http/envelope.js';
+import { PathId } from '../../http/path-ids.js';
 import { KeyUsage, PolicyInput, PolicyView } from './policy.js';
 import { createApiKey, listApiKeys, revokeApiKey, setApiKeyPolicy } from './service.js';
 
@@ -57,7 +59,7 @@ const PolicyBody = Type.Object(
   { policy: Type.Union([PolicyInput, Type.Null()], { description: 'null removes the policy' }) },
   { additionalProperties: false },
 );
-const KeyParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 100 }) });
+const KeyParams = Type.Object({ keyId: PathId(100) });
 
 export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
@@ -77,6 +79,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ListQuery,
         response: {
           200: Type.Object({ data: Type.Array(KeyView), pagination: CursorPagination, meta: MetaSchema }),
+          400: ErrorShapeA,
           ...errors,
         },
       },
@@ -106,7 +109,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
         security,
         summary: 'Create an API key (the full key is returned only here)',
         body: CreateBody,
-        response: { 201: Envelope(CreatedKey), ...errors },
+        response: { 201: Envelope(CreatedKey), 400: ErrorShapeA, ...errors },
       },
       ...guard,
     },

@@ -2,6 +2,7 @@
 // the `svc admin credit` CLI command.
 import type { Database } from '../../db/index.js';
 import { AppError } from '../../errors/catalogue.js';
+import { assertReplayable, requestFingerprint } from '../../http/idempotency.js';
 import { newId } from '../../lib/ids.js';
 import { isUsdcString, usdcToCredits } from '../../lib/money.js';
 import {
@@ -59,7 +60,17 @@ export async function creditAccountByAdmin(
     }
     if (err instanceof DuplicateLedgerEntry) {
       const entry = await findEntryByKey(db.orm, key);
-      if (entry) return { entry, replayed: true };
+      if (entry) {
+        // The entry itself holds what the request asked for: the same key with another amount or
+        // description is another request (422), as on execute.
+        const fingerprint = (amount: bigint, description: string) =>
+          requestFingerprint(['admin_credit', input.accountId], { amount, description });
+        assertReplayable(
+          { fingerprint: fingerprint(entry.amount_credits, entry.description), finished: true },
+          fingerprint(credits, input.description),
+        );
+        return { entry, replayed: true };
+      }
     }
     throw err;
   }

@@ -168,8 +168,8 @@ export type Refusal =
       spentTodayCredits: bigint;
       spentTotalCredits: bigint;
     }
-  /** Nothing blocks the debit now (a concurrent refund freed room): try again. */
-  | { kind: 'none' };
+  /** Nothing blocks the debit now (a concurrent refund freed room): try again. `available` = balance. */
+  | { kind: 'none'; available: bigint };
 
 /**
  * After debitForCall refused, reads the account to say why, in the order of the request pipeline: key,
@@ -246,7 +246,7 @@ export async function explainRefusal(
     case 'balance':
       return { kind: 'balance', available: a.balance_credits };
   }
-  return { kind: 'none' };
+  return { kind: 'none', available: a.balance_credits };
 }
 
 export type CallOutcome = 'success' | 'client_error' | 'provider_error' | 'timeout';

@@ -30,6 +30,7 @@ export { debitAcrossAccounts } from './multi-debit.js';
 export { ledgerAdminRoutes } from './routes.js';
 export {
   checkLedgerInvariants,
+  countSuccessfulPayment,
   DuplicateLedgerEntry,
   type EntryType,
   findEntryByKey,

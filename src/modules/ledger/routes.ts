@@ -1,7 +1,10 @@
 // Admin ledger route: POST /v1/admin/accounts/:accountId/credits (DESIGN.md section 8).
+
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { envelope } from '../../http/envelope.js';
+import { Envelope, ErrorShapeA, envelope } from '../../http/envelope.js';
+import { IdempotencyKeyHeader } from '../../http/idempotency.js';
+import { PathId } from '../../http/path-ids.js';
 import { creditAccountByAdmin } from './admin-credit.js';
 import { toLedgerTransaction } from './format.js';
 
@@ -13,9 +16,7 @@ const CreditBody = Type.Object(
   { additionalProperties: false },
 );
 
-const CreditHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-});
+const CreditHeaders = Type.Object({ 'idempotency-key': IdempotencyKeyHeader });
 
 export const ledgerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
@@ -24,9 +25,30 @@ export const ledgerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['admin'],
         summary: 'Credit an account (admin_credit ledger entry); unknown account → 404 SVC-AUTH-006',
-        params: Type.Object({ accountId: Type.String({ minLength: 1, maxLength: 64 }) }),
+        params: Type.Object({ accountId: PathId(64) }),
         headers: CreditHeaders,
         body: CreditBody,
+        security: [{ bearer: [] }],
+        response: {
+          201: Envelope(
+            Type.Object({
+              id: Type.String(),
+              type: Type.String(),
+              amountCredits: Type.String(),
+              amountUsdc: Type.String(),
+              balanceAfter: Type.String(),
+              description: Type.String(),
+              referenceType: Type.Union([Type.String(), Type.Null()]),
+              referenceId: Type.Union([Type.String(), Type.Null()]),
+              providerId: Type.Union([Type.String(), Type.Null()]),
+              capabilityId: Type.Union([Type.String(), Type.Null()]),
+              createdAt: Type.String(),
+            }),
+          ),
+          400: ErrorShapeA,
+          401: ErrorShapeA,
+          404: ErrorShapeA,
+        },
       },
       config: { auth: 'admin' },
     },

@@ -104,6 +104,16 @@ async function insertEntry(ex: Executor, input: PostEntryInput, balanceAfter: bi
   return row;
 }
 
+/**
+ * Counts a completed card payment towards the account's trust tier (docs/ratelimit.md). The ledger owns
+ * the money columns of `accounts`, this counter included (debits count it too, refunds take it back).
+ */
+export async function countSuccessfulPayment(tx: Tx, accountId: string): Promise<void> {
+  await tx.execute(
+    sql`UPDATE accounts SET successful_payments = successful_payments + 1 WHERE id = ${accountId}`,
+  );
+}
+
 export async function findEntryByKey(ex: Executor, idempotencyKey: string): Promise<LedgerEntry | undefined> {
   return one<LedgerEntry>(ex, sql`SELECT * FROM ledger_entries WHERE idempotency_key = ${idempotencyKey}`);
 }

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import {
   CursorPagination,
   Envelope,
+  ErrorShapeA,
   envelope,
   envelopeWithPagination,
   MetaSchema,
@@ -57,7 +58,12 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/wallet/balance',
     {
-      schema: { tags: ['wallet'], security, response: { 200: Envelope(Balance) } },
+      schema: {
+        tags: ['wallet'],
+        summary: 'Balance, pending settlements and lifetime totals (USDC strings)',
+        security,
+        response: { 200: Envelope(Balance), 401: ErrorShapeA, 403: ErrorShapeA },
+      },
       config: { auth: 'account' },
     },
     async (request) => {
@@ -72,6 +78,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['wallet'],
+        summary: 'Ledger history, newest first (cursor pagination, optional type filter)',
         security,
         querystring: HistoryQuery,
         response: {
@@ -80,6 +87,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
             pagination: CursorPagination,
             meta: MetaSchema,
           }),
+          400: ErrorShapeA,
+          401: ErrorShapeA,
+          403: ErrorShapeA,
         },
       },
       config: { auth: 'account' },

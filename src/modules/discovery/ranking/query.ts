@@ -47,7 +47,7 @@ export const QUERY_TUNING = {
   lexicalCoveragePower: 0.5,
 };
 
-interface QueryWord {
+export interface QueryWord {
   word: string;
   stem: string;
   /** IDF in the catalogue times SIF (general-English commonness); unknown words get the top IDF. */
@@ -115,7 +115,7 @@ function correctToEnglish(index: SearchIndex, word: string): string | undefined 
   return best;
 }
 
-function analyse(index: SearchIndex, query: string): QueryWord[] {
+export function analyse(index: SearchIndex, query: string): QueryWord[] {
   const n = Math.max(index.endpoints.length, 1);
   const unknownIdf = Math.log(1 + (n + 0.5) / 0.5);
   const dims = index.vectors.dims;
@@ -151,7 +151,7 @@ function analyse(index: SearchIndex, query: string): QueryWord[] {
 }
 
 /** Catalogue stems similar in meaning to a query word, best first (memoised per index snapshot). */
-function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
+export function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
   if (!w.vector) return [];
   const cached = index.neighbourCache.get(w.word);
   if (cached) return cached;

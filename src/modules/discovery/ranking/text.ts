@@ -47,3 +47,24 @@ export function stem(word: string): string {
 export function contentWords(text: string): string[] {
   return words(text).filter((w) => !isStopWord(w) && (w.length > 1 || /\d/.test(w)));
 }
+
+/**
+ * Words of the query that look like values rather than asks: a capitalised word inside the sentence
+ * (Nairobi, Claude), an all-capitals ticker (NVDA), anything with a digit (9am, 18-wheeler) or a dot
+ * (acme.com, vitalik.eth). A catalogue rarely contains them, and it need not: "weather in Nairobi" is
+ * fully answered by a weather endpoint. Unmatched, they do not count against the match.
+ */
+export function valueWords(query: string): Set<string> {
+  const out = new Set<string>();
+  query.split(/\s+/).forEach((token, i) => {
+    const bare = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (!bare) return;
+    const value =
+      /\d/.test(bare) ||
+      /[.@/]/.test(bare) ||
+      (i > 0 && /^\p{Lu}\p{Ll}/u.test(bare)) ||
+      (bare.length >= 2 && /^[\p{Lu}\p{N}]+$/u.test(bare) && /\p{Lu}/u.test(bare));
+    if (value) for (const w of words(bare)) out.add(w);
+  });
+  return out;
+}

@@ -1,0 +1,303 @@
+// npm run eval:discovery — ranking quality measured so that it says something about catalogues nobody
+// here has seen: k-fold cross-validation over the dev queries (whatever is tuned is tuned on k-1 folds
+// and scored on the fold left out; only held-out figures are printed), plus the extra labelled queries
+// of bench/discovery-extra-queries.json (written before any result was looked at, never tuned on).
+// Also calibrates and checks the no-answer flag (`meta.match_quality`) under the same protocol.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import MiniSearch from 'minisearch';
+import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
+import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/match-quality.js';
+import { QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
+import {
+  buildSearchIndex,
+  LEXICAL_BOOSTS,
+  type SearchIndex,
+} from '../src/modules/discovery/ranking/search-index.js';
+import { type CatalogueEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
+import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
+import { devFilters, loadDevSet, toCatalogueEndpoints } from './discovery-devset.js';
+import { type DevQuery, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
+
+const K = 5;
+const verbose = process.argv.includes('-v');
+
+const { providers, queries: devQueries } = loadDevSet();
+const extraQueries = JSON.parse(
+  readFileSync(path.join(import.meta.dirname, 'discovery-extra-queries.json'), 'utf8'),
+) as DevQuery[];
+const endpoints = toCatalogueEndpoints(providers);
+const index = buildSearchIndex(endpoints, loadWordVectors());
+const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;
+const answerable = (q: DevQuery) => Object.keys(q.relevant).length > 0;
+
+interface Ranking {
+  ranked: string[];
+  /** Score in [0, 1] that is high when the best match answers the query (for the no-answer flag). */
+  strength: number | undefined;
+}
+type Ranker = (q: DevQuery) => Ranking;
+
+interface Metrics {
+  ndcg: number;
+  recall: number;
+  mrr: number;
+  n: number;
+}
+function metricsOf(ranker: Ranker, queries: DevQuery[]): Metrics {
+  const m = { ndcg: 0, recall: 0, mrr: 0, n: 0 };
+  for (const q of queries.filter(answerable)) {
+    const { ranked } = ranker(q);
+    m.ndcg += ndcgAt(ranked, q.relevant);
+    m.recall += recallAt(ranked, q.relevant);
+    m.mrr += reciprocalRank(ranked, q.relevant);
+    m.n += 1;
+  }
+  return { ndcg: m.ndcg / m.n, recall: m.recall / m.n, mrr: m.mrr / m.n, n: m.n };
+}
+
+const allowedFor = (q: DevQuery) => {
+  const filters = devFilters(q.filters);
+  return (i: number) => passesFilters(endpoints[i] as CatalogueEndpoint, NO_CALLS_QUALITY, filters);
+};
+
+/** Today's ranking (the service's pure ranking functions) with the current QUERY_TUNING. */
+const ours: Ranker = (q) => {
+  const hits = scoreQuery(index, q.query, allowedFor(q));
+  const top = hits[0];
+  const strength = top ? strengthOf(index, q.query, top.index, top.relevance) : 0;
+  return { ranked: hits.map((h) => keyOf(h.index)), strength };
+};
+
+/** The score behind `meta.match_quality` (see match-quality.ts). */
+function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: number): number {
+  const evidence = matchEvidence(ix, query, doc);
+  // `--strength=coverage-meaning`: an alternative measured against the shipped rule (docs/discovery.md).
+  if (process.argv.includes('--strength=coverage-meaning'))
+    return evidence.coverage * Math.max(0, evidence.meaning);
+  return matchStrength(relevance, evidence);
+}
+
+/** Plain BM25 over each endpoint's texts (one field, lowercase words, no stemming): the reference. */
+function plainBm25(): Ranker {
+  const mini = new MiniSearch<{ id: number; text: string }>({ fields: ['text'] });
+  mini.addAll(
+    endpoints.map((e, id) => ({
+      id,
+      text: [
+        e.slug,
+        e.description,
+        e.tags.join(' '),
+        e.providerName,
+        e.providerDescription,
+        e.providerTags.join(' '),
+        e.category,
+        ...Object.entries(e.parameters).map(([k, p]) => `${k} ${p.description ?? ''}`),
+      ].join(' '),
+    })),
+  );
+  return (q) => {
+    const allowed = allowedFor(q);
+    const hits = mini.search(q.query).filter((r) => allowed(r.id as number));
+    return { ranked: hits.map((r) => keyOf(r.id as number)), strength: undefined };
+  };
+}
+
+const folds = (queries: DevQuery[]) => {
+  const sorted = [...queries].sort((a, b) => a.id.localeCompare(b.id));
+  return Array.from({ length: K }, (_, f) => sorted.filter((_, i) => i % K === f));
+};
+
+/** QUERY_TUNING values by name, BM25 field boosts as `lex.<field>`. */
+type Tunables = Partial<Record<keyof typeof QUERY_TUNING | `lex.${keyof typeof LEXICAL_BOOSTS}`, number>>;
+const DEFAULTS = { ...QUERY_TUNING };
+const DEFAULT_BOOSTS = { ...LEXICAL_BOOSTS };
+function withTuning<T>(tuning: Tunables, fn: () => T): T {
+  Object.assign(QUERY_TUNING, DEFAULTS);
+  Object.assign(LEXICAL_BOOSTS, DEFAULT_BOOSTS);
+  for (const [name, value] of Object.entries(tuning)) {
+    if (name.startsWith('lex.')) (LEXICAL_BOOSTS as Record<string, number>)[name.slice(4)] = value;
+    else (QUERY_TUNING as Record<string, number>)[name] = value;
+  }
+  try {
+    return fn();
+  } finally {
+    Object.assign(QUERY_TUNING, DEFAULTS);
+    Object.assign(LEXICAL_BOOSTS, DEFAULT_BOOSTS);
+  }
+}
+
+/**
+ * A linear learning-to-rank over the ranking's own features: the blend weights of BM25, coverage,
+ * meaning and focus, fitted by coordinate ascent on the training folds' nDCG@10.
+ */
+function fitBlend(train: DevQuery[]): Tunables {
+  const names = ['lexicalWeight', 'softWeight', 'meaningWeight', 'focusWeight', 'meaningFloor'] as const;
+  let best: Tunables = {};
+  let bestScore = withTuning(best, () => metricsOf(ours, train).ndcg);
+  for (let round = 0; round < 2; round++) {
+    for (const name of names) {
+      for (const factor of [0.5, 0.75, 1.33, 2]) {
+        const current = best[name] ?? DEFAULTS[name];
+        const candidate = { ...best, [name]: current * factor };
+        const score = withTuning(candidate, () => metricsOf(ours, train).ndcg);
+        if (score > bestScore + 1e-4) {
+          best = candidate;
+          bestScore = score;
+        }
+      }
+    }
+  }
+  return best;
+}
+
+/** BM25 field boosts (field-aware BM25), fitted by coordinate ascent on the training folds. */
+function fitBoosts(train: DevQuery[]): Tunables {
+  const saved = { ...LEXICAL_BOOSTS };
+  const score = () => metricsOf(ours, train).ndcg;
+  let bestScore = score();
+  for (let round = 0; round < 2; round++) {
+    for (const field of Object.keys(LEXICAL_BOOSTS) as Array<keyof typeof LEXICAL_BOOSTS>) {
+      const current = LEXICAL_BOOSTS[field];
+      let bestValue = current;
+      for (const factor of [0.25, 0.5, 2, 4]) {
+        LEXICAL_BOOSTS[field] = current * factor;
+        const s = score();
+        if (s > bestScore + 1e-4) {
+          bestScore = s;
+          bestValue = LEXICAL_BOOSTS[field];
+        }
+      }
+      LEXICAL_BOOSTS[field] = bestValue;
+    }
+  }
+  const fitted = { ...LEXICAL_BOOSTS };
+  Object.assign(LEXICAL_BOOSTS, saved);
+  return Object.fromEntries(Object.entries(fitted).map(([k, v]) => [`lex.${k}`, v])) as Tunables;
+}
+
+/** Threshold on strength: flags as many training no-answer queries as possible while flagging at most
+ *  `maxFalse` of the answerable ones; the midpoint between the two classes' nearest scores. */
+function calibrate(
+  train: Array<{ strength: number; answerable: boolean }>,
+  maxFalse = Number(process.env.EVAL_MAX_FALSE ?? 0.025),
+): number {
+  const pos = train.filter((t) => t.answerable).map((t) => t.strength);
+  const allowed = Math.floor(maxFalse * pos.length);
+  const sortedPos = [...pos].sort((a, b) => a - b);
+  // Flagging is `strength < threshold`; at most `allowed` answerable queries may fall below it.
+  const ceiling = sortedPos[allowed] ?? 1;
+  const below = train
+    .filter((t) => !t.answerable && t.strength < ceiling)
+    .map((t) => t.strength)
+    .concat(allowed > 0 ? [sortedPos[allowed - 1] as number] : []);
+  const floor = below.length > 0 ? Math.max(...below) : 0;
+  return (floor + ceiling) / 2;
+}
+
+interface HeldOut {
+  metrics: Metrics;
+  flags: { noAnswer: number; noAnswerTotal: number; answerable: number; answerableTotal: number };
+  thresholds: number[];
+}
+
+function crossValidate(ranker: Ranker, tune: ((train: DevQuery[]) => Tunables) | undefined): HeldOut {
+  const parts = folds(devQueries);
+  const sums = { ndcg: 0, recall: 0, mrr: 0, n: 0 };
+  const flags = { noAnswer: 0, noAnswerTotal: 0, answerable: 0, answerableTotal: 0 };
+  const thresholds: number[] = [];
+  parts.forEach((test, f) => {
+    const train = parts.filter((_, g) => g !== f).flat();
+    const tuning = tune ? tune(train) : {};
+    withTuning(tuning, () => {
+      const m = metricsOf(ranker, test);
+      sums.ndcg += m.ndcg * m.n;
+      sums.recall += m.recall * m.n;
+      sums.mrr += m.mrr * m.n;
+      sums.n += m.n;
+      const trainStrength = train.map((q) => ({
+        strength: ranker(q).strength ?? 0,
+        answerable: answerable(q),
+      }));
+      const threshold = calibrate(trainStrength);
+      thresholds.push(threshold);
+      for (const q of test) {
+        const s = ranker(q).strength ?? 0;
+        const flagged = s < threshold;
+        if (answerable(q)) {
+          flags.answerableTotal++;
+          if (flagged) flags.answerable++;
+        } else {
+          flags.noAnswerTotal++;
+          if (flagged) flags.noAnswer++;
+        }
+        if (verbose && (flagged === answerable(q) || !answerable(q)))
+          console.log(
+            `  fold ${f} ${q.id} strength ${s.toFixed(3)} threshold ${threshold.toFixed(3)} ${q.query}`,
+          );
+      }
+    });
+  });
+  return {
+    metrics: { ndcg: sums.ndcg / sums.n, recall: sums.recall / sums.n, mrr: sums.mrr / sums.n, n: sums.n },
+    flags,
+    thresholds,
+  };
+}
+
+/** The extra queries, ranked with the tuning fitted on all dev queries (never on themselves). */
+function extraCheck(ranker: Ranker, tune: ((train: DevQuery[]) => Tunables) | undefined) {
+  const tuning = tune ? tune(devQueries) : {};
+  return withTuning(tuning, () => {
+    const threshold = calibrate(
+      devQueries.map((q) => ({ strength: ranker(q).strength ?? 0, answerable: answerable(q) })),
+    );
+    let noAnswer = 0;
+    let falseFlags = 0;
+    for (const q of extraQueries) {
+      const flagged = (ranker(q).strength ?? 0) < threshold;
+      if (!answerable(q) && flagged) noAnswer++;
+      if (answerable(q) && flagged) falseFlags++;
+    }
+    return { metrics: metricsOf(ranker, extraQueries), noAnswer, falseFlags, threshold, tuning };
+  });
+}
+
+const f3 = (n: number) => n.toFixed(3);
+const systems: Array<{ name: string; ranker: Ranker; tune?: (train: DevQuery[]) => Tunables }> = [
+  { name: 'plain BM25', ranker: plainBm25() },
+  { name: 'today (fixed constants)', ranker: ours },
+  { name: 'today + blend fitted on folds', ranker: ours, tune: fitBlend },
+  { name: 'today + BM25 field boosts fitted on folds', ranker: ours, tune: fitBoosts },
+];
+
+const extraAnswerable = extraQueries.filter(answerable).length;
+console.log(
+  `dev: ${devQueries.length} queries (${devQueries.filter(answerable).length} answerable), ${K}-fold CV, held-out folds only`,
+);
+console.log(
+  `extra: ${extraQueries.length} queries (${extraAnswerable} answerable), tuned and calibrated on all dev, never on these`,
+);
+for (const s of systems) {
+  const cv = crossValidate(s.ranker, s.tune);
+  const ex = extraCheck(s.ranker, s.tune);
+  const m = cv.metrics;
+  const fl = cv.flags;
+  const flagText =
+    s.name === 'plain BM25'
+      ? 'no-answer flags: n/a (unbounded scores)'
+      : `no-answer flagged ${fl.noAnswer}/${fl.noAnswerTotal}, answerable flagged ${fl.answerable}/${fl.answerableTotal}` +
+        ` (thresholds ${cv.thresholds.map(f3).join(' ')})`;
+  console.log(`\n${s.name}`);
+  console.log(
+    `  CV held-out   nDCG@10 ${f3(m.ndcg)}  recall@10 ${f3(m.recall)}  MRR ${f3(m.mrr)}  ${flagText}`,
+  );
+  const exFlags =
+    s.name === 'plain BM25'
+      ? ''
+      : `  no-answer flagged ${ex.noAnswer}/${extraQueries.length - extraAnswerable}, answerable flagged ${ex.falseFlags}/${extraAnswerable} (threshold ${f3(ex.threshold)})`;
+  console.log(
+    `  extra queries nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
+  );
+  if (s.tune) console.log(`  fitted on all dev: ${JSON.stringify(ex.tuning)}`);
+}

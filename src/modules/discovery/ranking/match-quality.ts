@@ -1,0 +1,106 @@
+// How well the best match answers the query: the evidence behind `meta.match_quality`. A query with no
+// right answer in the catalogue still has a best match (the ranking always finds the closest thing), so
+// its relevance alone does not tell "nothing fits" from "this fits"; what does is whether the words that
+// carry the query's meaning are found in that endpoint at all.
+import { analyse, neighboursOf, QUERY_TUNING } from './query.js';
+import type { SearchIndex, VocabEntry } from './search-index.js';
+import { valueWords } from './text.js';
+
+export interface MatchEvidence {
+  /** Weighted share of the query's words the endpoint contains (or a word of similar meaning), in [0, 1]. */
+  coverage: number;
+  /** Weight share of the heaviest query word the endpoint does not cover (0 when all are covered). */
+  uncovered: number;
+  /** Same as coverage, with a similar word credited linearly from its cosine (0.3 -> 0, 0.7 -> 1). */
+  looseCoverage: number;
+  /** Cosine of the asked words' mean vector with the endpoint's mean vector. */
+  meaning: number;
+}
+
+function contains(entry: VocabEntry, doc: number): boolean {
+  // `docs` is ascending (endpoints are indexed in order).
+  let lo = 0;
+  let hi = entry.docs.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const v = entry.docs[mid] as number;
+    if (v === doc) return true;
+    if (v < doc) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/** Evidence that endpoint `doc` answers `query`: per query word, the best credit the endpoint gives it. */
+export function matchEvidence(index: SearchIndex, query: string, doc: number): MatchEvidence {
+  const t = QUERY_TUNING;
+  const asked = analyse(index, query);
+  const values = valueWords(query);
+  const credits: Array<{ weight: number; credit: number; loose: number }> = [];
+  const dims = index.vectors.dims;
+  const qv = new Float32Array(dims);
+  for (const w of asked) {
+    let credit = 0;
+    let loose = 0;
+    const exact = index.vocab.get(w.stem);
+    if (exact && contains(exact, doc)) {
+      credit = 1;
+      loose = 1;
+    } else {
+      for (const { entry, sim } of neighboursOf(index, w)) {
+        if (!contains(entry, doc)) continue;
+        credit = Math.max(
+          credit,
+          t.softScale * ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower,
+        );
+        loose = Math.max(loose, Math.min(1, (sim - 0.3) / 0.4));
+      }
+    }
+    // An unmatched value (a place, a name, a number) or a fragment ("re" of "we're") is not an ask.
+    if (credit === 0 && (values.has(w.word) || w.word.length <= 2)) continue;
+    credits.push({ weight: w.weight, credit, loose });
+    if (w.vector)
+      for (let d = 0; d < dims; d++) qv[d] = (qv[d] as number) + w.weight * (w.vector[d] as number);
+  }
+  const total = credits.reduce((s, c) => s + c.weight, 0);
+  if (total <= 0) return { coverage: 0, uncovered: 1, looseCoverage: 0, meaning: 0 };
+  let covered = 0;
+  let looseCovered = 0;
+  let uncovered = 0;
+  for (const { weight, credit, loose } of credits) {
+    covered += weight * credit;
+    looseCovered += weight * loose;
+    uncovered = Math.max(uncovered, (weight * (1 - credit)) / total);
+  }
+  let dot = 0;
+  let norm = 0;
+  for (let d = 0; d < dims; d++) {
+    dot += (qv[d] as number) * (index.docVectors[doc * dims + d] as number);
+    norm += (qv[d] as number) ** 2;
+  }
+  const meaning = norm > 0 ? dot / Math.sqrt(norm) : 0;
+  return { coverage: covered / total, uncovered, looseCoverage: looseCovered / total, meaning };
+}
+
+/**
+ * Strength of the best match in [0, 1]: the geometric mean of its relevance and of how much of what the
+ * query asks for it covers. Either alone separates "nothing fits" from "this fits" worse (docs/discovery.md).
+ */
+export function matchStrength(relevance: number, evidence: MatchEvidence): number {
+  return Math.sqrt(Math.max(0, relevance) * evidence.coverage);
+}
+
+/**
+ * Below this strength the best match is reported as weak (`meta.match_quality: 'weak'`). Calibrated by
+ * 5-fold cross-validation on the dev set (`npm run eval:discovery`): on each training split, the middle
+ * between the strongest no-answer query and the weakest answerable ones that may be flagged (2.5 %);
+ * the folds gave 0.13-0.18, all 60 dev queries 0.167.
+ */
+export const WEAK_MATCH_BELOW = 0.17;
+
+export type MatchQuality = 'good' | 'weak' | 'none';
+
+export function matchQualityOf(strength: number | undefined): MatchQuality {
+  if (strength === undefined || strength <= 0) return 'none';
+  return strength < WEAK_MATCH_BELOW ? 'weak' : 'good';
+}

@@ -1,0 +1,108 @@
+// The `svc` CLI as a user runs it: a real process (bin/svc.mjs) against the real service on a port.
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+const BIN = path.resolve('bin/svc.mjs');
+/** Each command is a fresh Node process compiling TypeScript: seconds each on a busy machine. */
+const CLI_TEST_TIMEOUT = 240_000;
+const credentialsFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'svc-cli-')), 'credentials.json');
+
+/** Runs `svc ...` asynchronously (the service under test answers in this process meanwhile). */
+function svc(args: string[], env: Record<string, string> = {}) {
+  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      {
+        env: { ...process.env, SVC_CREDENTIALS_FILE: credentialsFile, SVC_API_KEY: '', ...env },
+        timeout: 60_000,
+      },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+let t: TestApp;
+let url: string;
+let apiKey: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  const account = await t.createAccount('cli@example.com');
+  apiKey = account.apiKey;
+  await t.admin('POST', `/v1/admin/accounts/${account.accountId}/credits`, {
+    amount_usdc: '2',
+    description: 'cli',
+  });
+}, 60_000);
+afterAll(async () => {
+  await t?.close();
+});
+
+describe('svc CLI', () => {
+  it(
+    'prints help and exits 0 for --help on a command, never running it',
+    async () => {
+      const start = await svc(['start', '--help']);
+      expect(start.code).toBe(0);
+      expect(start.stdout).toContain('usage: svc start');
+      const balance = await svc(['balance', '--help']);
+      expect(balance.code).toBe(0);
+      expect(balance.stdout).toContain('usage: svc balance');
+    },
+    CLI_TEST_TIMEOUT,
+  );
+
+  it(
+    'says an unknown command is unknown and exits 2',
+    async () => {
+      const res = await svc(['admin', 'frobnicate']);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain('unknown command: admin frobnicate');
+      expect((await svc(['frobnicate'])).code).toBe(2);
+      expect((await svc(['keys', 'create'], { SVC_URL: url })).code).toBe(2);
+    },
+    CLI_TEST_TIMEOUT,
+  );
+
+  it(
+    'logs in with an API key, then shows balance, keys and the usage CSV; --json is machine-readable',
+    async () => {
+      expect((await svc(['balance', '--url', url])).code).toBe(3);
+      const login = await svc(['login', '--api-key', apiKey, '--url', url, '--json']);
+      expect(login.code).toBe(0);
+      expect(JSON.parse(login.stdout)).toMatchObject({ tier: 'authenticated' });
+
+      const balance = await svc(['balance', '--json'], { SVC_URL: url });
+      expect(balance.code).toBe(0);
+      expect(JSON.parse(balance.stdout)).toMatchObject({ balance_usdc: '2' });
+      const keys = await svc(['keys', 'list'], { SVC_URL: url });
+      expect(keys.stdout).toContain('svc_sk_');
+      const csv = await svc(['usage', '--csv'], { SVC_URL: url });
+      expect(csv.stdout.split('\n')[0]).toMatch(/^timestamp,call_id,provider_id/);
+    },
+    CLI_TEST_TIMEOUT,
+  );
+
+  it(
+    'reports service errors with their code and exit code, and an unreachable service with 5',
+    async () => {
+      const call = await svc(['call', '--provider', 'nope', '--endpoint', 'x', '--json'], { SVC_URL: url });
+      expect(call.code).toBe(1);
+      expect(JSON.parse(call.stderr)).toMatchObject({ error: { code: 'SVC-EXE-001', status: 404 } });
+      const down = await svc(['balance', '--url', 'http://127.0.0.1:9', '--api-key', apiKey]);
+      expect(down.code).toBe(5);
+    },
+    CLI_TEST_TIMEOUT,
+  );
+});
