@@ -73,7 +73,13 @@ export const ERRORS = {
     message: 'Cannot revoke the API key used for this request',
   },
   'SVC-AUTH-004': { status: 403, shape: 'A', title: 'Forbidden', message: 'Account suspended' },
-  'SVC-AUTH-005': { status: 404, shape: 'A', title: 'Not Found', message: 'Account not found' },
+  'SVC-AUTH-005': {
+    status: 403,
+    shape: 'A',
+    title: 'Forbidden',
+    message: "The API key's policy does not allow this",
+  },
+  'SVC-AUTH-006': { status: 404, shape: 'A', title: 'Not Found', message: 'Account not found' },
   'SVC-CREDIT-002': {
     status: 402,
     shape: 'B',

@@ -19,6 +19,8 @@ export type Caller =
       credential: CredentialKind;
       /** The API key used, when credential = api_key. */
       keyId?: string;
+      /** The API key used carries a spending policy (an agent key: docs/keys.md). */
+      keyHasPolicy?: true;
       /** The signing wallet (wallet_signature), else the account's wallet if it has one. */
       wallet?: string;
       /**

@@ -3,6 +3,8 @@
 //   config: { auth: 'admin' }    the admin token (Authorization: Bearer <SVC_ADMIN_TOKEN>)
 //   config: { auth: 'account' }  an authenticated, active account (request.caller)
 //   config: { rateLimit: 'exempt' }  not counted by the rate limiter (health, docs, webhooks, pages)
+//   config: { keyPolicy: 'refuse' }  not through an API key with a spending policy (managing keys, limits
+//                                    and alerts: an agent's key cannot lift its own leash) → 403 SVC-AUTH-005
 // A route without `auth` is public. Admin routes with a valid token are not rate limited either.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../errors/catalogue.js';
@@ -15,6 +17,7 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: RouteAuth;
     rateLimit?: 'exempt';
+    keyPolicy?: 'refuse';
   }
 }
 
@@ -34,6 +37,14 @@ export function registerRoutePolicy(app: FastifyInstance, adminToken: string): v
   app.addHook('onRequest', async (request) => {
     const auth = request.routeOptions.config?.auth;
     if (auth === 'admin') checkAdminToken(request, adminToken);
-    else if (auth === 'account') accountOf(request);
+    else if (auth === 'account') {
+      const caller = accountOf(request);
+      if (request.routeOptions.config?.keyPolicy === 'refuse' && caller.keyHasPolicy) {
+        throw new AppError(
+          'SVC-AUTH-005',
+          "This API key's spending policy does not allow managing the account",
+        );
+      }
+    }
   });
 }

@@ -456,10 +456,10 @@ describe('admin suspension', () => {
     expect(res.json().error.code).toBe('SVC-AUTH-004');
   });
 
-  it('answers 404 SVC-AUTH-005 for unknown accounts and 401 without the admin token', async () => {
+  it('answers 404 SVC-AUTH-006 for unknown accounts and 401 without the admin token', async () => {
     const res = await t.admin('POST', '/v1/admin/accounts/acc_unknown/suspend', {});
     expect(res.statusCode).toBe(404);
-    expect(res.json().error.code).toBe('SVC-AUTH-005');
+    expect(res.json().error.code).toBe('SVC-AUTH-006');
     const acc = await t.createAccount();
     const noToken = await t.inject({
       method: 'POST',

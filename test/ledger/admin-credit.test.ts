@@ -69,10 +69,10 @@ describe('POST /v1/admin/accounts/:accountId/credits', () => {
     expect(paths).toEqual(['amount_usdc', 'extra']);
   });
 
-  it('answers 404 SVC-AUTH-005 for an unknown account', async () => {
+  it('answers 404 SVC-AUTH-006 for an unknown account', async () => {
     const res = await credit('acc_doesnotexist', { amount_usdc: '1', description: 'x' });
     expect(res.statusCode).toBe(404);
-    expect(res.json().error.code).toBe('SVC-AUTH-005');
+    expect(res.json().error.code).toBe('SVC-AUTH-006');
   });
 
   it('requires the admin token', async () => {

@@ -120,7 +120,7 @@ export interface AccountStatusChange {
  * Admin: suspend or reinstate an account, recording reason and time (accounts + account_status_events).
  * Takes effect on the next request on every instance: the resolver reads the status with each credential.
  * Suspending sends the account-suspended e-mail (queued in the same transaction); repeating a change that
- * is already in effect changes nothing and sends nothing. Unknown account: 404 SVC-AUTH-005.
+ * is already in effect changes nothing and sends nothing. Unknown account: 404 SVC-AUTH-006.
  */
 export async function changeAccountStatus(
   deps: AppDeps,
@@ -134,7 +134,7 @@ export async function changeAccountStatus(
       tx,
       sql`SELECT status FROM accounts WHERE id = ${accountId} FOR UPDATE`,
     );
-    if (!current) throw new AppError('SVC-AUTH-005', `Account ${accountId} not found`);
+    if (!current) throw new AppError('SVC-AUTH-006', `Account ${accountId} not found`);
     if (current.status === 'closed') {
       throw new AppError('SVC-VAL-007', `Account ${accountId} is closed; its status cannot change`);
     }

@@ -55,6 +55,8 @@ interface KeyRow {
   wallet_address: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
+  has_policy: boolean;
+  expires_at: string | null;
 }
 
 /** Keeps `last_used_at` current without a write per request: at most one write per key per minute. */
@@ -110,10 +112,14 @@ export async function resolveApiKey(deps: AppDeps, key: string): Promise<KeyRow 
   const hash = sha256Hex(key);
   const row = await one<KeyRow>(
     deps.db.orm,
-    sql`SELECT k.id AS key_id, k.account_id, a.status, a.wallet_address, k.revoked_at, k.last_used_at
+    sql`SELECT k.id AS key_id, k.account_id, a.status, a.wallet_address, k.revoked_at, k.last_used_at,
+               k.has_policy, k.expires_at
         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${hash}`,
   );
   if (!row || row.revoked_at) return undefined;
+  // A key past its policy's expiry is refused like a revoked one, to the second (the paid debit checks
+  // it again against its own clock reading, for callers from the cached mapping).
+  if (row.expires_at && toDate(row.expires_at) <= deps.clock.now()) return undefined;
   const lastUsedMs = await touchLastUsed(
     deps,
     row.key_id,
@@ -173,6 +179,7 @@ interface Resolved {
   account: AccountRef;
   credential: CredentialKind;
   keyId?: string;
+  keyHasPolicy?: true;
   wallet?: string;
 }
 
@@ -180,11 +187,12 @@ type Attempt = Resolved | { invalid: string };
 
 async function viaKey(deps: AppDeps, key: string): Promise<Attempt> {
   const row = await resolveApiKey(deps, key);
-  if (!row) return { invalid: 'unknown, malformed or revoked API key' };
+  if (!row) return { invalid: 'unknown, malformed, revoked or expired API key' };
   return {
     account: { id: row.account_id, status: row.status, wallet_address: row.wallet_address },
     credential: 'api_key',
     keyId: row.key_id,
+    ...(row.has_policy ? { keyHasPolicy: true as const } : {}),
   };
 }
 
@@ -249,6 +257,7 @@ export async function resolveCaller(deps: AppDeps, request: FastifyRequest): Pro
     return invalid('credentials of different accounts');
   }
   const keyId = resolved.find((r) => r.keyId)?.keyId;
+  const keyHasPolicy = resolved.some((r) => r.keyHasPolicy);
   const signedWallet = resolved.find((r) => r.wallet)?.wallet;
   const accountWallet = signedWallet ?? first.account.wallet_address ?? undefined;
   return {
@@ -258,6 +267,7 @@ export async function resolveCaller(deps: AppDeps, request: FastifyRequest): Pro
     status: first.account.status,
     credential: first.credential,
     ...(keyId ? { keyId } : {}),
+    ...(keyHasPolicy ? { keyHasPolicy: true as const } : {}),
     ...(accountWallet ? { wallet: accountWallet } : {}),
   };
 }

@@ -179,7 +179,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/v1/billing/limits',
     {
-      config: { auth: 'account' },
+      config: { auth: 'account', keyPolicy: 'refuse' },
       schema: {
         tags,
         summary: 'Set the daily and per-call spending limits',
@@ -208,7 +208,7 @@ export const billingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put(
     '/v1/billing/alerts',
     {
-      config: { auth: 'account' },
+      config: { auth: 'account', keyPolicy: 'refuse' },
       schema: {
         tags,
         summary: 'Set the low-balance alert threshold',

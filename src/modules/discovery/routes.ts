@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
 import { usdcNumberToCredits } from '../../lib/money.js';
+import { keyPolicyFilter } from '../keys/index.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
 import { matchQualityOf } from './ranking/match-quality.js';
 import { DISCOVER_LIMIT_DEFAULT, type DiscoverBody, discoverRouteSchema, HTTP_METHODS } from './schemas.js';
@@ -83,6 +84,19 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const query = body.query?.trim() ? body.query.trim() : undefined;
       const filters = toFilters(body);
       if (query === undefined && Object.keys(filters).length === 0) throw new AppError('SVC-DSC-001');
+      const caller = request.caller;
+      if (body.allowed_only && caller.kind === 'account' && caller.keyId && caller.keyHasPolicy) {
+        const allowed = await keyPolicyFilter(app.deps.db.orm, caller.keyId);
+        if (allowed.providerIds) filters.providerIds = allowed.providerIds;
+        if (allowed.categories) filters.categories = allowed.categories;
+        const ceiling = allowed.perCallMaxCredits;
+        if (
+          ceiling !== null &&
+          (filters.maxPriceCredits === undefined || ceiling < filters.maxPriceCredits)
+        ) {
+          filters.maxPriceCredits = ceiling;
+        }
+      }
       const { results, total, strength } = await service.discover({
         query,
         filters,

@@ -7,7 +7,13 @@ import type { AppDeps } from '../../deps.js';
 import { AppError, errorBody } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc } from '../../lib/money.js';
-import { type CallResultRecord, debitForCall, explainRefusal, type RefundReason } from '../ledger/index.js';
+import {
+  type CallResultRecord,
+  debitForCall,
+  explainRefusal,
+  type RefundReason,
+  type Refusal,
+} from '../ledger/index.js';
 import { invalidateTrustTier } from '../ratelimit/index.js';
 import { forwardToProvider, type ProviderResult } from './forward.js';
 import { replayFor, requestHash, type StoredResponse } from './idempotency.js';
@@ -217,10 +223,25 @@ async function debit(
       return debited.balanceAfter;
     }
 
-    const refusal = await explainRefusal(deps.db.orm, input.accountId, price, now, input.apiKeyId);
+    const refusal = await explainRefusal(
+      deps.db.orm,
+      input.accountId,
+      price,
+      now,
+      input.apiKeyId,
+      endpoint.providerId,
+    );
     switch (refusal.kind) {
       case 'revoked_key':
         throw new AppError('SVC-AUTH-001');
+      case 'expired_key':
+        throw new AppError('SVC-AUTH-001', 'The API key has expired');
+      case 'key_not_allowed':
+        throw new AppError('SVC-AUTH-005', 'The API key is not allowed to call this provider');
+      case 'key_per_call':
+      case 'key_daily':
+      case 'key_total':
+        throw keyLimitError(refusal, price);
       case 'unknown_account':
       case 'inactive':
         throw new AppError('SVC-AUTH-004');
@@ -256,6 +277,23 @@ async function debit(
         if (attempt >= DEBIT_ATTEMPTS) throw insufficient(price, refusal.available);
     }
   }
+}
+
+const KEY_LIMIT_MESSAGES = {
+  key_per_call: "Call price exceeds the API key's per-call maximum",
+  key_daily: "The API key's daily budget would be exceeded",
+  key_total: "The API key's total budget would be exceeded",
+};
+
+function keyLimitError(refusal: Extract<Refusal, { keyId: string }>, price: bigint) {
+  return new AppError('SVC-CREDIT-002', KEY_LIMIT_MESSAGES[refusal.kind], {
+    limitType: refusal.kind,
+    keyId: refusal.keyId,
+    limitCredits: refusal.limitCredits.toString(),
+    currentDailySpend: refusal.spentTodayCredits.toString(),
+    currentTotalSpend: refusal.spentTotalCredits.toString(),
+    requestedCredits: price.toString(),
+  });
 }
 
 function insufficient(required: bigint, available: bigint) {

@@ -1,4 +1,6 @@
 // API keys of an account: create, list, revoke (the `api_keys` table).
+
+export { type KeyPolicyInput, type KeyPolicyView, type KeyUsageView, keyPolicyFilter } from './policy.js';
 export { keysRoutes } from './routes.js';
 export {
   type ApiKeyView,
@@ -7,4 +9,5 @@ export {
   listApiKeys,
   type RevokedApiKey,
   revokeApiKey,
+  setApiKeyPolicy,
 } from './service.js';

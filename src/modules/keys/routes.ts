@@ -14,7 +14,8 @@ import {
   MetaSchema,
 } from '../../http/envelope.js';
 import { PathId } from '../../http/path-ids.js';
-import { createApiKey, listApiKeys, revokeApiKey } from './service.js';
+import { KeyUsage, PolicyInput, PolicyView } from './policy.js';
+import { createApiKey, listApiKeys, revokeApiKey, setApiKeyPolicy } from './service.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
 
@@ -26,6 +27,8 @@ const KeyView = Type.Object({
   last_used_at: Type.Union([Type.String(), Type.Null()]),
   status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
   revoked_at: Type.Union([Type.String(), Type.Null()]),
+  policy: Type.Union([PolicyView, Type.Null()]),
+  usage: KeyUsage,
 });
 const CreatedKey = Type.Object({
   id: Type.String(),
@@ -33,6 +36,7 @@ const CreatedKey = Type.Object({
   key: Type.String({ description: 'The full key: shown only in this response' }),
   prefix: Type.String(),
   created_at: Type.String(),
+  policy: Type.Union([PolicyView, Type.Null()]),
 });
 const RevokedKey = Type.Object({
   id: Type.String(),
@@ -48,7 +52,11 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 const CreateBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100 }) },
+  { name: Type.String({ minLength: 1, maxLength: 100 }), policy: Type.Optional(PolicyInput) },
+  { additionalProperties: false },
+);
+const PolicyBody = Type.Object(
+  { policy: Type.Union([PolicyInput, Type.Null()], { description: 'null removes the policy' }) },
   { additionalProperties: false },
 );
 const KeyParams = Type.Object({ keyId: PathId(100) });
@@ -56,8 +64,9 @@ const KeyParams = Type.Object({ keyId: PathId(100) });
 export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
   // Checked in onRequest (src/http/route-policy.ts): an unauthenticated request learns 401 before
-  // anything about its body.
-  const guard = { config: { auth: 'account' as const } };
+  // anything about its body, and a key with a spending policy learns 403 SVC-AUTH-005 (an agent's key
+  // cannot manage keys, so it cannot lift its own leash).
+  const guard = { config: { auth: 'account' as const, keyPolicy: 'refuse' as const } };
   const errors = { 401: ErrorShapeA, 403: ErrorShapeA };
 
   app.get(
@@ -79,7 +88,11 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { accountId } = accountOf(request);
       const after = request.query.cursor ? String(decodeCursor(request.query.cursor, 1)[0]) : undefined;
-      const page = await listApiKeys(deps.db.orm, accountId, { limit: request.query.limit, after });
+      const page = await listApiKeys(deps.db.orm, accountId, {
+        limit: request.query.limit,
+        after,
+        now: deps.clock.now(),
+      });
       const last = page.keys[page.keys.length - 1];
       return envelopeWithPagination(request, page.keys, {
         has_more: page.hasMore,
@@ -101,8 +114,39 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...guard,
     },
     async (request, reply) => {
-      const created = await createApiKey(deps.db.orm, accountOf(request).accountId, request.body.name);
+      const { accountId } = accountOf(request);
+      const { name, policy } = request.body;
+      const now = deps.clock.now();
+      const created = await deps.db.orm.transaction((tx) =>
+        createApiKey(tx, accountId, name, { policy, now }),
+      );
       return reply.status(201).send(envelope(request, created));
+    },
+  );
+
+  app.put(
+    '/v1/keys/:keyId/policy',
+    {
+      schema: {
+        tags: ['keys'],
+        security,
+        summary: "Put or remove (null) a key's spending policy (DESIGN.md section 17)",
+        params: KeyParams,
+        body: PolicyBody,
+        response: { 200: Envelope(KeyView), 400: ErrorShapeA, 404: ErrorShapeA, ...errors },
+      },
+      ...guard,
+    },
+    async (request) => {
+      const { accountId } = accountOf(request);
+      const key = await setApiKeyPolicy(
+        deps.db.orm,
+        accountId,
+        request.params.keyId,
+        request.body.policy,
+        deps.clock.now(),
+      );
+      return envelope(request, key);
     },
   );
 

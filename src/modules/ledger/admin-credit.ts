@@ -31,7 +31,7 @@ export function parsePositiveUsdc(value: string, field: string): bigint {
 }
 
 /**
- * Credits an account. Unknown account → 404 SVC-AUTH-005 (the same code the admin account routes use).
+ * Credits an account. Unknown account → 404 SVC-AUTH-006 (the same code the admin account routes use).
  * With an idempotency key, a retry returns the first credit.
  */
 export async function creditAccountByAdmin(
@@ -56,7 +56,7 @@ export async function creditAccountByAdmin(
     return { entry, replayed: false };
   } catch (err) {
     if (err instanceof UnknownAccount) {
-      throw new AppError('SVC-AUTH-005', `Account ${input.accountId} not found`);
+      throw new AppError('SVC-AUTH-006', `Account ${input.accountId} not found`);
     }
     if (err instanceof DuplicateLedgerEntry) {
       const entry = await findEntryByKey(db.orm, key);

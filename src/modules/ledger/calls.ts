@@ -5,7 +5,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, type Executor, one } from '../../db/index.js';
 import { utcDay } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { debitRefusal, type RefusalKind, spentOnDay } from './debit-rule.js';
+import { debitRefusal, keySpentOnDay, type RefusalKind, spentOnDay } from './debit-rule.js';
 import { columnsOf, preparedRows } from './prepared.js';
 
 export interface DebitForCallInput {
@@ -40,7 +40,7 @@ export interface DebitResult {
  * when a condition failed (nothing was written); the caller then works out which one (explainRefusal).
  * A reused Idempotency-Key surfaces as a unique violation on calls (account_id, idempotency_key).
  */
-function debitQuery(d: DebitForCallInput): SQL {
+function debitQuery(d: DebitForCallInput, accountLocked = false): SQL {
   const day = utcDay(d.now);
   const now = d.now.toISOString();
   const refusal = debitRefusal({
@@ -50,7 +50,19 @@ function debitQuery(d: DebitForCallInput): SQL {
     day: sql`${day}::date`,
     apiKeyId: sql`${d.apiKeyId}`,
     onlyWithoutAlert: d.onlyWithoutAlert === true,
+    ...(accountLocked
+      ? { keyPolicy: { at: sql`${now}::timestamptz`, providerId: sql`${d.providerId}` } }
+      : {}),
   });
+  // The key's spend counters move with the account's, in this statement (only keys with a policy keep
+  // them, and only this locked path debits such keys).
+  const keySpend = accountLocked
+    ? sql`, key_spend AS (
+          UPDATE api_keys k SET spent_today_credits = ${keySpentOnDay(sql`${day}::date`)} + ${d.priceCredits},
+                 spent_day = ${day}::date, spent_total_credits = k.spent_total_credits + ${d.priceCredits}
+          FROM acct WHERE k.id = ${d.apiKeyId}::text AND k.has_policy RETURNING 1
+        )`
+    : sql``;
   return sql`WITH acct AS (
           UPDATE accounts SET
             balance_credits = balance_credits - ${d.priceCredits},
@@ -76,7 +88,7 @@ function debitQuery(d: DebitForCallInput): SQL {
           SELECT ${d.callId}, ${d.accountId}, ${d.apiKeyId}, ${d.providerId}, ${d.endpointSlug}, ${d.priceCredits},
                  ${d.idempotencyKey}, ${d.requestHash}, ${d.deadlineAt.toISOString()}, ${now}
           FROM acct RETURNING 1
-        )
+        )${keySpend}
         SELECT balance_credits, low_balance_threshold_credits, successful_payments FROM acct`;
 }
 
@@ -107,8 +119,21 @@ function toResult(row: DebitRow | undefined): DebitResult | undefined {
   };
 }
 
+/**
+ * The debit on the locked path: call it inside a transaction. A call through a key with a spending policy
+ * first locks the account row, so the debit statement that follows reads the key's counters after every
+ * earlier debit and refund of the account (all of which lock that row) committed: concurrent calls
+ * through one key, on any number of instances, cannot overshoot its budgets. The lock order (account,
+ * then key) is the refund's as well.
+ */
 export async function debitForCall(ex: Executor, d: DebitForCallInput): Promise<DebitResult | undefined> {
-  return toResult(await one<DebitRow>(ex, debitQuery(d)));
+  if (d.apiKeyId !== null) {
+    await ex.execute(
+      sql`SELECT 1 FROM accounts WHERE id = ${d.accountId}
+            AND EXISTS (SELECT 1 FROM api_keys WHERE id = ${d.apiKeyId} AND has_policy) FOR UPDATE`,
+    );
+  }
+  return toResult(await one<DebitRow>(ex, debitQuery(d, true)));
 }
 
 /** debitForCall with onlyWithoutAlert, on its own (autocommit) as a prepared statement: the hot path. */
@@ -132,6 +157,17 @@ export type Refusal =
   | { kind: 'per_call'; limitCredits: bigint; currentDailySpend: bigint }
   | { kind: 'daily'; limitCredits: bigint; currentDailySpend: bigint; day: string }
   | { kind: 'balance'; available: bigint }
+  /** The key's policy: expired (401 SVC-AUTH-001), provider or category not allowed (403 SVC-AUTH-005). */
+  | { kind: 'expired_key' }
+  | { kind: 'key_not_allowed' }
+  /** Over a budget of the key's policy: 402 SVC-CREDIT-002 with limitType key_*. */
+  | {
+      kind: 'key_per_call' | 'key_daily' | 'key_total';
+      keyId: string;
+      limitCredits: bigint;
+      spentTodayCredits: bigint;
+      spentTotalCredits: bigint;
+    }
   /** Nothing blocks the debit now (a concurrent refund freed room): try again. `available` = balance. */
   | { kind: 'none'; available: bigint };
 
@@ -145,28 +181,55 @@ export async function explainRefusal(
   priceCredits: bigint,
   now: Date,
   apiKeyId: string | null = null,
+  providerId: string | null = null,
 ): Promise<Refusal> {
   const day = utcDay(now);
   const price = sql`${priceCredits}::bigint`;
+  const keyPolicy = { at: sql`${now.toISOString()}::timestamptz`, providerId: sql`${providerId}` };
   const a = await one<{
     refusal: RefusalKind | null;
     balance_credits: bigint;
     daily_limit_credits: bigint | null;
     per_call_limit_credits: bigint | null;
     spent_today: bigint;
+    key_daily: bigint | null;
+    key_total: bigint | null;
+    key_per_call: bigint | null;
+    key_today: bigint | null;
+    key_spent_total: bigint | null;
   }>(
     ex,
-    sql`SELECT ${debitRefusal({ account: sql`accounts`, price, upTo: price, day: sql`${day}::date`, apiKeyId: sql`${apiKeyId}`, onlyWithoutAlert: false })} AS refusal,
-               balance_credits, daily_limit_credits, per_call_limit_credits,
-               ${spentOnDay(sql`accounts`, sql`${day}::date`)} AS spent_today
-        FROM accounts WHERE id = ${accountId}`,
+    sql`SELECT ${debitRefusal({ account: sql`accounts`, price, upTo: price, day: sql`${day}::date`, apiKeyId: sql`${apiKeyId}`, onlyWithoutAlert: false, keyPolicy })} AS refusal,
+               accounts.balance_credits, accounts.daily_limit_credits, accounts.per_call_limit_credits,
+               ${spentOnDay(sql`accounts`, sql`${day}::date`)} AS spent_today,
+               k.daily_limit_credits AS key_daily, k.total_limit_credits AS key_total,
+               k.per_call_max_credits AS key_per_call, ${keySpentOnDay(sql`${day}::date`)} AS key_today,
+               k.spent_total_credits AS key_spent_total
+        FROM accounts LEFT JOIN api_keys k ON k.id = ${apiKeyId}::text
+        WHERE accounts.id = ${accountId}`,
   );
   if (!a) return { kind: 'unknown_account' };
   const spent = BigInt(a.spent_today);
   switch (a.refusal) {
     case 'revoked_key':
     case 'inactive':
+    case 'expired_key':
+    case 'key_not_allowed':
       return { kind: a.refusal };
+    case 'key_per_call':
+    case 'key_daily':
+    case 'key_total': {
+      const limit = { key_per_call: a.key_per_call, key_daily: a.key_daily, key_total: a.key_total }[
+        a.refusal
+      ];
+      return {
+        kind: a.refusal,
+        keyId: apiKeyId ?? '',
+        limitCredits: BigInt(limit ?? 0n),
+        spentTodayCredits: BigInt(a.key_today ?? 0n),
+        spentTotalCredits: BigInt(a.key_spent_total ?? 0n),
+      };
+    }
     case 'per_call':
       return {
         kind: 'per_call',
@@ -234,7 +297,7 @@ export async function refundCall(
                  provider_status = ${r.providerStatus}, latency_ms = ${r.latencyMs}, finished_at = ${finished},
                  response_status = ${r.responseStatus ?? null}, response_body = ${r.responseBody ?? null}
           WHERE id = ${r.callId} AND status = 'pending'
-          RETURNING id, account_id, provider_id, endpoint_slug, price_credits,
+          RETURNING id, account_id, api_key_id, provider_id, endpoint_slug, price_credits,
                     (created_at AT TIME ZONE 'utc')::date AS day
         ), acct AS (
           UPDATE accounts a SET
@@ -254,6 +317,16 @@ export async function refundCall(
                  ${`Refund (${r.reason})`}, 'call', c.id, c.id, c.provider_id, c.endpoint_slug,
                  'refund:' || c.id, ${finished}
           FROM c JOIN acct ON acct.id = c.account_id RETURNING 1
+        ), key_back AS (
+          -- The key's budget comes back with the account's. Joined to acct so the account row is locked
+          -- first, the order of the locked debit path (debitForCall).
+          UPDATE api_keys k SET
+            spent_total_credits = greatest(k.spent_total_credits - c.price_credits, 0),
+            spent_today_credits = CASE WHEN k.spent_day = c.day
+                                       THEN greatest(k.spent_today_credits - c.price_credits, 0)
+                                       ELSE k.spent_today_credits END
+          FROM c JOIN acct ON acct.id = c.account_id
+          WHERE k.id = c.api_key_id AND k.has_policy RETURNING 1
         )
         SELECT c.account_id, c.provider_id, c.endpoint_slug, c.price_credits, acct.balance_credits,
                acct.successful_payments

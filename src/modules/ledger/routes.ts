@@ -24,7 +24,7 @@ export const ledgerAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['admin'],
-        summary: 'Credit an account (admin_credit ledger entry); unknown account → 404 SVC-AUTH-005',
+        summary: 'Credit an account (admin_credit ledger entry); unknown account → 404 SVC-AUTH-006',
         params: Type.Object({ accountId: PathId(64) }),
         headers: CreditHeaders,
         body: CreditBody,

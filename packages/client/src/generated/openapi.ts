@@ -27,45 +27,7 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            items: ({
-                                accepts: unknown[];
-                                lastUpdated: string;
-                                /** @description description, input (body fields) and output schema */
-                                metadata: unknown;
-                                resource: string;
-                                /** @description always "http" */
-                                type: string;
-                                x402Version: number;
-                            } & {
-                                [key: string]: unknown;
-                            })[];
-                            pagination: {
-                                limit: number;
-                                offset: number;
-                                total: number;
-                            };
-                            x402Version: number;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
+                    content?: never;
                 };
             };
         };
@@ -110,6 +72,76 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Not offered: answers 405 */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        /** MCP Streamable HTTP endpoint (stateless, JSON responses) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Not offered: answers 405 */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -285,7 +317,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Credit an account (admin_credit ledger entry); unknown account → 404 SVC-AUTH-005 */
+        /** Credit an account (admin_credit ledger entry); unknown account → 404 SVC-AUTH-006 */
         post: {
             parameters: {
                 query?: never;
@@ -1192,23 +1224,6 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1613,6 +1628,23 @@ export interface paths {
                                 weeklySummary: boolean;
                             };
                             lowBalanceThresholdUsdc: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
                         };
                     };
                 };
@@ -2140,6 +2172,23 @@ export interface paths {
                             dailySpendLimitUsdc: string | null;
                             perCallLimitCredits: string | null;
                             perCallLimitUsdc: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
                         };
                     };
                 };
@@ -2815,23 +2864,6 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
             };
         };
         delete?: never;
@@ -2860,6 +2892,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Only what the caller's API key policy allows it to call (DESIGN.md 17) */
+                        allowed_only?: boolean;
                         filters?: {
                             /** @enum {string} */
                             category?: "data_intelligence" | "ai_ml" | "communication" | "blockchain" | "utility";
@@ -3220,9 +3254,23 @@ export interface paths {
                                 id: string;
                                 last_used_at: string | null;
                                 name: string;
+                                policy: {
+                                    allowed_categories: string[] | null;
+                                    allowed_providers: string[] | null;
+                                    daily_limit_usdc: string | null;
+                                    expires_at: string | null;
+                                    per_call_max_usdc: string | null;
+                                    total_limit_usdc: string | null;
+                                } | null;
                                 prefix: string;
                                 revoked_at: string | null;
                                 status: "active" | "revoked";
+                                usage: {
+                                    /** @description Spent through the key in the current UTC day, net of refunds */
+                                    today_usdc: string;
+                                    /** @description Spent through the key in total, net of refunds */
+                                    total_usdc: string;
+                                };
                             }[];
                             meta: {
                                 request_id: string;
@@ -3301,6 +3349,18 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
+                        policy?: {
+                            allowed_categories?: string[];
+                            allowed_providers?: string[];
+                            /** @description USDC amount, a non-negative decimal string with at most 6 decimals */
+                            daily_limit_usdc?: string;
+                            /** Format: date-time */
+                            expires_at?: string;
+                            /** @description USDC amount, a non-negative decimal string with at most 6 decimals */
+                            per_call_max_usdc?: string;
+                            /** @description USDC amount, a non-negative decimal string with at most 6 decimals */
+                            total_limit_usdc?: string;
+                        };
                     };
                 };
             };
@@ -3318,6 +3378,14 @@ export interface paths {
                                 /** @description The full key: shown only in this response */
                                 key: string;
                                 name: string;
+                                policy: {
+                                    allowed_categories: string[] | null;
+                                    allowed_providers: string[] | null;
+                                    daily_limit_usdc: string | null;
+                                    expires_at: string | null;
+                                    per_call_max_usdc: string | null;
+                                    total_limit_usdc: string | null;
+                                } | null;
                                 prefix: string;
                             };
                             meta: {
@@ -3503,6 +3571,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/keys/{keyId}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Put or remove (null) a key's spending policy (DESIGN.md section 17) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description null removes the policy */
+                        policy: {
+                            allowed_categories?: string[];
+                            allowed_providers?: string[];
+                            /** @description USDC amount, a non-negative decimal string with at most 6 decimals */
+                            daily_limit_usdc?: string;
+                            /** Format: date-time */
+                            expires_at?: string;
+                            /** @description USDC amount, a non-negative decimal string with at most 6 decimals */
+                            per_call_max_usdc?: string;
+                            /** @description USDC amount, a non-negative decimal string with at most 6 decimals */
+                            total_limit_usdc?: string;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                created_at: string;
+                                id: string;
+                                last_used_at: string | null;
+                                name: string;
+                                policy: {
+                                    allowed_categories: string[] | null;
+                                    allowed_providers: string[] | null;
+                                    daily_limit_usdc: string | null;
+                                    expires_at: string | null;
+                                    per_call_max_usdc: string | null;
+                                    total_limit_usdc: string | null;
+                                } | null;
+                                prefix: string;
+                                revoked_at: string | null;
+                                status: "active" | "revoked";
+                                usage: {
+                                    /** @description Spent through the key in the current UTC day, net of refunds */
+                                    today_usdc: string;
+                                    /** @description Spent through the key in total, net of refunds */
+                                    total_usdc: string;
+                                };
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers": {
         parameters: {
             query?: never;
@@ -3657,23 +3877,6 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3760,23 +3963,6 @@ export interface paths {
                             meta: {
                                 request_id: string;
                                 timestamp: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
                             };
                         };
                     };
@@ -3933,74 +4119,6 @@ export interface paths {
                             meta: {
                                 request_id: string;
                                 timestamp: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-VAL-001 bad hash, SVC-PAY-002 not found, SVC-PAY-005 not ours, SVC-PAY-004 below 5 USDC */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-PAY-003 already credited, SVC-PAY-006 not yet confirmed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
                             };
                         };
                     };
@@ -4210,40 +4328,6 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
             };
         };
         put?: never;
@@ -4279,74 +4363,6 @@ export interface paths {
                             meta: {
                                 request_id: string;
                                 timestamp: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-AUTH-001: no credential, or a bad signature / expired nonce */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-VAL-007: linked to another account */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
                             };
                         };
                     };
@@ -4399,91 +4415,6 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-VAL-006: not linked to this account */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-VAL-007: the account's last way to sign in */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
             };
         };
         options?: never;
@@ -4519,141 +4450,12 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The provider's other 4xx: settled */
-                "4XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description The provider's JSON answer (or {raw_body} for non-JSON) */
-                            data: unknown;
-                            svc: {
-                                call_id: string;
-                                charged_usdc: string;
-                                endpoint: string;
-                                latency_ms: number;
-                                payment: {
-                                    network: string;
-                                    payer: string;
-                                    transaction: string;
-                                };
-                                provider_id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Provider 2xx: settled */
+                /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content: {
-                        "application/json": {
-                            /** @description The provider's JSON answer (or {raw_body} for non-JSON) */
-                            data: unknown;
-                            svc: {
-                                call_id: string;
-                                charged_usdc: string;
-                                endpoint: string;
-                                latency_ms: number;
-                                payment: {
-                                    network: string;
-                                    payer: string;
-                                    transaction: string;
-                                };
-                                provider_id: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-EXE-003 / SVC-VAL-001 (nothing reserved), or the provider's own 400 as {svc, data} */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Payment required, or the payment was refused (nothing was charged) */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            accepts: unknown[];
-                            /** @description why the payment was refused; absent when none was sent */
-                            error?: string;
-                            message?: string;
-                            resource: {
-                                description: string;
-                                mimeType: string;
-                                url: string;
-                            };
-                            x402Version: number;
-                        };
-                    };
-                };
-                /** @description SVC-EXE-001/002, or the provider's own 404 as {svc, data} */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-EXE-004: provider failed, not settled */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
-                };
-                /** @description SVC-EXE-005: provider timed out, not settled */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
-                        };
-                    };
+                    content?: never;
                 };
             };
         };

@@ -10,6 +10,9 @@ export interface DiscoveryFilters {
   minUptimePct?: number;
   /** Upper-case HTTP method. */
   method?: string;
+  /** Only these providers / categories (`allowed_only`: the allow-lists of the caller's key policy). */
+  providerIds?: string[];
+  categories?: string[];
 }
 
 export function hasFilters(f: DiscoveryFilters): boolean {
@@ -20,6 +23,8 @@ export function hasFilters(f: DiscoveryFilters): boolean {
 export function passesFilters(e: CatalogueEndpoint, quality: QualityMetrics, f: DiscoveryFilters): boolean {
   if (f.category !== undefined && e.category !== f.category) return false;
   if (f.method !== undefined && e.method.toUpperCase() !== f.method) return false;
+  if (f.providerIds !== undefined && !f.providerIds.includes(e.providerId)) return false;
+  if (f.categories !== undefined && !f.categories.includes(e.category)) return false;
   if (f.maxPriceCredits !== undefined && e.priceCredits > f.maxPriceCredits) return false;
   if (f.minUptimePct !== undefined && quality.uptimePct < f.minUptimePct) return false;
   if (f.tags !== undefined && f.tags.length > 0) {
