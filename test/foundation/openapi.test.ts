@@ -37,6 +37,7 @@ const ANSWERS: Record<string, (number | string)[]> = {
   'GET /v1/keys': [200, 400, 401, 403],
   'POST /v1/keys': [201, 400, 401, 403],
   'DELETE /v1/keys/{keyId}': [200, 400, 401, 403, 404],
+  'PUT /v1/keys/{keyId}/policy': [200, 400, 401, 403, 404],
   'GET /v1/providers': [200, 400],
   'GET /v1/providers/{providerId}': [200, 400, 404],
   'GET /v1/providers/{providerId}/endpoints/{slug}': [200, 400, 404],

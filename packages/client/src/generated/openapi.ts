@@ -27,7 +27,45 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            items: ({
+                                accepts: unknown[];
+                                lastUpdated: string;
+                                /** @description description, input (body fields) and output schema */
+                                metadata: unknown;
+                                resource: string;
+                                /** @description always "http" */
+                                type: string;
+                                x402Version: number;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                            };
+                            x402Version: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
                 };
             };
         };
@@ -72,76 +110,6 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/mcp": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Not offered: answers 405 */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        put?: never;
-        /** MCP Streamable HTTP endpoint (stateless, JSON responses) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        /** Not offered: answers 405 */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
         options?: never;
         head?: never;
         patch?: never;
@@ -1224,6 +1192,23 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
                 401: {
                     headers: {
                         [name: string]: unknown;
@@ -1628,23 +1613,6 @@ export interface paths {
                                 weeklySummary: boolean;
                             };
                             lowBalanceThresholdUsdc: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
                         };
                     };
                 };
@@ -2172,23 +2140,6 @@ export interface paths {
                             dailySpendLimitUsdc: string | null;
                             perCallLimitCredits: string | null;
                             perCallLimitUsdc: string | null;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                message: string;
-                            };
                         };
                     };
                 };
@@ -2864,6 +2815,23 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -3019,7 +2987,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The provider's own 4xx answer, charged, with its status */
+                /** @description The provider's own 4xx answer, charged, with its status; or an error (429, 413, 415) */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -3029,6 +2997,14 @@ export interface paths {
                             data: unknown;
                             svc: {
                                 [key: string]: unknown;
+                            };
+                        } | {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
                             };
                         };
                     };
@@ -3877,6 +3853,23 @@ export interface paths {
                     };
                 };
                 /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3963,6 +3956,23 @@ export interface paths {
                             meta: {
                                 request_id: string;
                                 timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
                             };
                         };
                     };
@@ -4119,6 +4129,74 @@ export interface paths {
                             meta: {
                                 request_id: string;
                                 timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-VAL-001 bad hash, SVC-PAY-002 not found, SVC-PAY-005 not ours, SVC-PAY-004 below 5 USDC */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-PAY-003 already credited, SVC-PAY-006 not yet confirmed */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
                             };
                         };
                     };
@@ -4328,6 +4406,40 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -4363,6 +4475,74 @@ export interface paths {
                             meta: {
                                 request_id: string;
                                 timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-AUTH-001: no credential, or a bad signature / expired nonce */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-VAL-007: linked to another account */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
                             };
                         };
                     };
@@ -4415,6 +4595,91 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-VAL-006: not linked to this account */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-VAL-007: the account's last way to sign in */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
             };
         };
         options?: never;
@@ -4450,12 +4715,141 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The provider's other 4xx: settled */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The provider's JSON answer (or {raw_body} for non-JSON) */
+                            data: unknown;
+                            svc: {
+                                call_id: string;
+                                charged_usdc: string;
+                                endpoint: string;
+                                latency_ms: number;
+                                payment: {
+                                    network: string;
+                                    payer: string;
+                                    transaction: string;
+                                };
+                                provider_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Provider 2xx: settled */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @description The provider's JSON answer (or {raw_body} for non-JSON) */
+                            data: unknown;
+                            svc: {
+                                call_id: string;
+                                charged_usdc: string;
+                                endpoint: string;
+                                latency_ms: number;
+                                payment: {
+                                    network: string;
+                                    payer: string;
+                                    transaction: string;
+                                };
+                                provider_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-EXE-003 / SVC-VAL-001 (nothing reserved), or the provider's own 400 as {svc, data} */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Payment required, or the payment was refused (nothing was charged) */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            accepts: unknown[];
+                            /** @description why the payment was refused; absent when none was sent */
+                            error?: string;
+                            message?: string;
+                            resource: {
+                                description: string;
+                                mimeType: string;
+                                url: string;
+                            };
+                            x402Version: number;
+                        };
+                    };
+                };
+                /** @description SVC-EXE-001/002, or the provider's own 404 as {svc, data} */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-EXE-004: provider failed, not settled */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-EXE-005: provider timed out, not settled */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
                 };
             };
         };
