@@ -275,6 +275,21 @@ export async function updateProviderRow(
   return row !== undefined;
 }
 
+/** Returns false for an unknown id. updated_at moves, so other instances' caches notice the change. */
+export async function updateProviderStatus(
+  ex: Executor,
+  providerId: string,
+  status: ProviderStatus,
+  now: Date,
+): Promise<boolean> {
+  const row = await one(
+    ex,
+    sql`UPDATE providers SET status = ${status}, updated_at = ${now.toISOString()}
+        WHERE id = ${providerId} RETURNING id`,
+  );
+  return row !== undefined;
+}
+
 /** Deletes the provider (endpoints cascade) and its quality rows. Returns false for an unknown id. */
 export async function deleteProviderRow(ex: Executor, providerId: string): Promise<boolean> {
   const row = await one(ex, sql`DELETE FROM providers WHERE id = ${providerId} RETURNING id`);

@@ -18,7 +18,13 @@ import {
   ProviderResponse,
 } from './schemas.js';
 import { createProvider, deleteProvider, replaceProvider } from './service.js';
-import { adminProviderView, endpointDetailView, providerSummaryView, providerView } from './views.js';
+import {
+  endpointDetailView,
+  loadAdminProviderView,
+  loadCreatedProviderView,
+  providerSummaryView,
+  providerView,
+} from './views.js';
 
 const errors = { 400: ErrorShapeA, 401: ErrorShapeA, 404: ErrorShapeA, 409: ErrorShapeA };
 
@@ -39,9 +45,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'admin' },
     },
     async (request, reply) => {
-      const { provider, secret } = await createProvider(deps, request.body);
-      const quality = await loadEndpointQuality(deps.db.orm, provider.id);
-      const data = { ...adminProviderView(provider, quality), provider_secret: secret };
+      const data = await loadCreatedProviderView(deps.db.orm, await createProvider(deps, request.body));
       return reply.status(201).send(envelope(request, data));
     },
   );
@@ -61,8 +65,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const provider = await replaceProvider(deps, request.params.providerId, request.body);
-      const quality = await loadEndpointQuality(deps.db.orm, provider.id);
-      return envelope(request, adminProviderView(provider, quality));
+      return envelope(request, await loadAdminProviderView(deps.db.orm, provider));
     },
   );
 

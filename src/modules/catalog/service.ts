@@ -2,7 +2,7 @@
 // samples). The admin API, the CLI and the samples all come through here. Every write is one
 // transaction and is announced on `catalog.changed` after it commits.
 
-import { isUniqueViolation, pgErrorCode } from '../../db/index.js';
+import { isUniqueViolation, pgErrorCode, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
 import { providerEgressPolicy, providerUrlRefusal } from '../../lib/egress.js';
@@ -18,6 +18,7 @@ import {
   replaceEndpointRows,
   secretCiphertextOf,
   updateProviderRow,
+  updateProviderStatus,
 } from './repo.js';
 import type { AdminProviderInput, ProviderInput, ProviderStatus } from './schemas.js';
 import { checkProviderInput } from './validate.js';
@@ -142,6 +143,36 @@ function freeId(base: string, taken: Set<string>): string {
 }
 
 /**
+ * Every check a provider definition must pass before it is stored (the same for the admin API, the CLI,
+ * the samples and self-service listings): the field checks, and on a replace the path id. Answers 400
+ * SVC-VAL-001 with every field error. Writes nothing.
+ */
+export async function validateProviderInput(
+  deps: CatalogDeps,
+  input: ProviderInput,
+  pathProviderId?: string,
+): Promise<void> {
+  if (
+    pathProviderId !== undefined &&
+    input.provider_id !== undefined &&
+    input.provider_id !== pathProviderId
+  ) {
+    throw new AppError('SVC-VAL-001', 'provider_id must match the provider id in the path', {
+      errors: [{ path: 'provider_id', message: 'must match the provider id in the path' }],
+    });
+  }
+  checkProviderInput(input);
+  await checkProviderEgress(deps, input);
+}
+
+export interface ReplaceOptions {
+  /** Also set the status (an approval makes the listing live with its reviewed change). */
+  status?: ProviderStatus;
+  /** More writes that must commit or roll back with the replace (e.g. dropping a reviewed change). */
+  alsoInTransaction?: (tx: Tx) => Promise<void>;
+}
+
+/**
  * Full replace of a provider's definition and endpoints; the secret and status stay, and the owner
  * unless `input.owner_account_id` is given (null clears it). 404 SVC-EXE-001.
  */
@@ -149,22 +180,35 @@ export async function replaceProvider(
   deps: CatalogDeps,
   providerId: string,
   input: AdminProviderInput,
+  opts: ReplaceOptions = {},
 ): Promise<CatalogueProvider> {
-  if (input.provider_id !== undefined && input.provider_id !== providerId) {
-    throw new AppError('SVC-VAL-001', 'provider_id must match the provider id in the path', {
-      errors: [{ path: 'provider_id', message: 'must match the provider id in the path' }],
-    });
-  }
-  checkProviderInput(input);
-  await checkProviderEgress(deps, input);
+  await validateProviderInput(deps, input, providerId);
   const row = { ...rowOf(input, providerId), ownerAccountId: input.owner_account_id };
   const provider = await deps.db.orm
     .transaction(async (tx) => {
-      if (!(await updateProviderRow(tx, row, deps.clock.now()))) return undefined;
+      const now = deps.clock.now();
+      if (!(await updateProviderRow(tx, row, now))) return undefined;
       await replaceEndpointRows(tx, providerId, input.endpoints, pricesOf(input));
+      if (opts.status !== undefined) await updateProviderStatus(tx, providerId, opts.status, now);
+      await opts.alsoInTransaction?.(tx);
       return findProvider(tx, providerId);
     })
     .catch(rethrowUnknownOwner);
+  if (!provider) throw notFound(providerId);
+  deps.events.emit('catalog.changed', { providerId });
+  return provider;
+}
+
+/** Sets a provider's status (an operator approving a listing). 404 SVC-EXE-001 for an unknown id. */
+export async function setProviderStatus(
+  deps: CatalogDeps,
+  providerId: string,
+  status: ProviderStatus,
+): Promise<CatalogueProvider> {
+  const provider = await deps.db.orm.transaction(async (tx) => {
+    if (!(await updateProviderStatus(tx, providerId, status, deps.clock.now()))) return undefined;
+    return findProvider(tx, providerId);
+  });
   if (!provider) throw notFound(providerId);
   deps.events.emit('catalog.changed', { providerId });
   return provider;
