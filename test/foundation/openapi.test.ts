@@ -71,7 +71,7 @@ const ANSWERS: Record<string, (number | string)[]> = {
   'GET /v1/billing/alerts': [200, 401, 403],
   'PUT /v1/billing/alerts': [200, 400, 401, 403],
   'POST /v1/billing/coupons/redeem': [200, 400, 401, 403, 404, 409, 410],
-  'POST /x402/{providerId}/{slug}': [200, 400, 402, 404, 502, 504, '4XX'],
+  'POST /x402/{providerId}/{slug}': [200, 400, 402, 404, 409, 502, 504, '4XX'],
   'GET /discovery/resources': [200, 400],
 };
 

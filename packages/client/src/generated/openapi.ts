@@ -3119,6 +3119,8 @@ export interface paths {
                 query?: never;
                 header?: {
                     "idempotency-key"?: string;
+                    /** @description The most you accept to pay for this call, in USDC */
+                    "x-svc-max-price-usdc"?: string;
                 };
                 path: {
                     endpointSlug: string;
@@ -3263,7 +3265,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description SVC-VAL-005: a request with this Idempotency-Key is in progress */
+                /** @description SVC-VAL-005: a request with this Idempotency-Key is in progress; SVC-EXE-006: the price is above X-Svc-Max-Price-Usdc (nothing charged, provider not called) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -5783,6 +5785,8 @@ export interface paths {
                 header?: {
                     "payment-signature"?: string;
                     "x-payment"?: string;
+                    /** @description The most you accept to pay for this call, in USDC */
+                    "x-svc-max-price-usdc"?: string;
                 };
                 path: {
                     providerId: string;
@@ -5879,6 +5883,23 @@ export interface paths {
                 };
                 /** @description SVC-EXE-001/002, or the provider's own 404 as {svc, data} */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-EXE-006: the price is above X-Svc-Max-Price-Usdc (no payment taken) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
