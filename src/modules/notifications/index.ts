@@ -9,6 +9,8 @@ import {
   onDailyLimitReached,
   onLoginCodeIssued,
   onPaymentCompleted,
+  onSettlementFailed,
+  onSettlementPaid,
 } from './triggers.js';
 
 export { mailAdminCommands } from './cli.js';
@@ -25,4 +27,6 @@ export function subscribeNotifications(deps: AppDeps): void {
   hooks.on('payment.completed', 'notifications', (ex, e) => onPaymentCompleted(ex, deps, e));
   hooks.on('account.suspended', 'notifications', (ex, e) => onAccountSuspended(ex, deps, e));
   hooks.on('login-code.issued', 'notifications', (ex, e) => onLoginCodeIssued(ex, deps, e));
+  hooks.on('settlement.paid', 'notifications', (ex, e) => onSettlementPaid(ex, deps, e));
+  hooks.on('settlement.failed', 'notifications', (ex, e) => onSettlementFailed(ex, deps, e));
 }

@@ -5,7 +5,7 @@
 
 import { sql } from 'drizzle-orm';
 import { type Executor, one } from '../../db/index.js';
-import type { AppDeps } from '../../deps.js';
+import type { AppDeps, DomainHooks } from '../../deps.js';
 import { newId } from '../../lib/ids.js';
 import {
   accountSuspendedMail,
@@ -14,6 +14,8 @@ import {
   dailyLimitReachedMail,
   lowBalanceMail,
   paymentConfirmedMail,
+  payoutFailedMail,
+  payoutSentMail,
 } from './messages.js';
 import { type EmailKind, enqueueEmail } from './outbox.js';
 import { loadRecipient, prefEnabled, type Recipient, takeCooldown } from './recipients.js';
@@ -218,4 +220,32 @@ export async function onLoginCodeIssued(
     ...(e.accountId ? { accountId: e.accountId } : {}),
     now: e.now,
   });
+}
+
+/** A provider payout was confirmed on-chain: its owner is told (always; it is a receipt). */
+export async function onSettlementPaid(ex: Executor, deps: AppDeps, e: DomainHooks['settlement.paid']) {
+  const to = await loadRecipient(ex, e.accountId);
+  if (!to) return;
+  await queue(
+    ex,
+    deps,
+    to,
+    'payout_sent',
+    `payout_sent:${e.settlementId}`,
+    payoutSentMail(deps.config.publicUrl, e),
+  );
+}
+
+/** A provider payout failed (refused by the node or reverted): its owner is told. */
+export async function onSettlementFailed(ex: Executor, deps: AppDeps, e: DomainHooks['settlement.failed']) {
+  const to = await loadRecipient(ex, e.accountId);
+  if (!to) return;
+  await queue(
+    ex,
+    deps,
+    to,
+    'payout_failed',
+    `payout_failed:${e.settlementId}`,
+    payoutFailedMail(deps.config.publicUrl, e),
+  );
 }
