@@ -8,6 +8,7 @@ export {
   type EndpointQuality,
   findEndpoint,
   findProvider,
+  liveProvider,
   loadCatalogue,
   loadEndpointQuality,
 } from './repo.js';

@@ -4,15 +4,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors/catalogue.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { ErrorShapeA, envelope, envelopeWithPagination } from '../../http/envelope.js';
-import { findProvider, listProviderPage, loadEndpointQuality } from './repo.js';
+import { findLiveProvider, listProviderPage, loadEndpointQuality } from './repo.js';
 import {
+  AdminProviderInputSchema,
   AdminProviderResponse,
   CreatedProviderResponse,
   DeletedProviderResponse,
   EndpointParams,
   EndpointResponse,
   ListProvidersQuery,
-  ProviderInputSchema,
   ProviderListResponse,
   ProviderParams,
   ProviderResponse,
@@ -33,7 +33,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         summary: 'Create a provider; the answer carries provider_secret, shown only here',
         security: adminSecurity,
-        body: ProviderInputSchema,
+        body: AdminProviderInputSchema,
         response: { 201: CreatedProviderResponse, ...errors },
       },
       config: { auth: 'admin' },
@@ -54,7 +54,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Replace a provider and its endpoints (the secret is kept)',
         security: adminSecurity,
         params: ProviderParams,
-        body: ProviderInputSchema,
+        body: AdminProviderInputSchema,
         response: { 200: AdminProviderResponse, ...errors },
       },
       config: { auth: 'admin' },
@@ -126,7 +126,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { providerId } = request.params;
-      const provider = await findProvider(deps.db.orm, providerId);
+      const provider = await findLiveProvider(deps.db.orm, providerId);
       if (!provider) throw new AppError('SVC-EXE-001', `Provider ${providerId} not found`);
       const quality = await loadEndpointQuality(deps.db.orm, providerId);
       return envelope(request, providerView(provider, quality));
@@ -145,7 +145,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { providerId, slug } = request.params;
-      const provider = await findProvider(deps.db.orm, providerId);
+      const provider = await findLiveProvider(deps.db.orm, providerId);
       if (!provider) throw new AppError('SVC-EXE-001', `Provider ${providerId} not found`);
       const endpoint = provider.endpoints.find((e) => e.slug === slug);
       if (!endpoint)

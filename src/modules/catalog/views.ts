@@ -90,6 +90,8 @@ export function adminProviderView(p: CatalogueProvider, quality: Map<string, End
   return {
     ...providerFields(p),
     base_url: p.baseUrl,
+    owner_account_id: p.ownerAccountId,
+    status: p.status,
     endpoints: p.endpoints.map((e) => ({
       ...endpointFields(e, quality),
       path: e.path,
