@@ -39,6 +39,9 @@ CREATE TABLE settlements (
   tx_hash text,
   block_number bigint,
   failure_reason text,
+  -- Payment attempts after a failure (operator retry): the platform transaction's reference is the id, then
+  -- `<id>:<attempt>`; a retry is allowed only once the previous transfer is known not to have paid.
+  attempt integer NOT NULL DEFAULT 0,
   -- Position in the owner's wallet history (a value of the ledger's seq sequence) once confirmed.
   history_seq bigint,
   created_at timestamptz NOT NULL DEFAULT now(),

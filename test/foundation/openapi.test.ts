@@ -49,6 +49,7 @@ const ANSWERS: Record<string, (number | string)[]> = {
   'GET /v1/provider/settlements': [200, 400, 401, 403],
   'POST /v1/admin/settlements/run': [200, 400, 401],
   'GET /v1/admin/settlements': [200, 400, 401],
+  'POST /v1/admin/settlements/{settlementId}/retry': [200, 400, 401, 404, 409],
   'GET /v1/admin/settlements/fees': [200, 400, 401],
   'GET /v1/wallet/deposit-address': [200],
   'POST /v1/wallet/deposit': [201, 400, 401, 403, 409],

@@ -268,7 +268,8 @@ describe('carry-over and pending', () => {
       const providerId = await ownedProvider(lean, owner.accountId, server.url, [
         { slug: 'echo', price_usdc: '1' },
       ]);
-      await payTo(lean, owner.accountId, (await chain.newWallet()).address);
+      const wallet = await chain.newWallet();
+      await payTo(lean, owner.accountId, wallet.address);
       await execute(lean, caller.apiKey, providerId, 'echo', {});
       await outcomesRecorded(lean);
       const run = await runNow(lean);
@@ -286,6 +287,19 @@ describe('carry-over and pending', () => {
         sql`SELECT kind FROM email_outbox WHERE account_id = ${owner.accountId} AND kind LIKE 'payout%'`,
       );
       expect(mails).toEqual([{ kind: 'payout_failed' }]);
+
+      // The operator tops up the hot wallet and retries it: paid once; a second retry is refused.
+      const failedId = run.json().data[0].settlement_id;
+      await fundHotWallet(lean, chain, 10_000_000n);
+      const retried = await lean.admin('POST', `/v1/admin/settlements/${failedId}/retry`);
+      expect(retried.statusCode, retried.body).toBe(200);
+      expect(['submitted', 'confirmed']).toContain(retried.json().data.status);
+      await settleOnChain(lean);
+      expect(await usdcBalance(chain, wallet.address)).toBe(970_000n);
+      const again = await lean.admin('POST', `/v1/admin/settlements/${failedId}/retry`);
+      expect(again.statusCode).toBe(409);
+      expect(again.json().error.code).toBe('SVC-PAYOUT-002');
+      expect((await lean.admin('POST', '/v1/admin/settlements/stl_nope/retry')).statusCode).toBe(404);
     } finally {
       await lean.close();
     }

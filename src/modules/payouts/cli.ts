@@ -1,7 +1,7 @@
 // `svc admin settlements-run` / `settlements-list`: the same functions as POST/GET /v1/admin/settlements.
 import type { AdminCommand } from '../../lib/admin-command.js';
 import { lastMidnightUtc } from './schedule.js';
-import { runSettlement } from './service.js';
+import { retrySettlement, runSettlement } from './service.js';
 import { listSettlements, toSettlementView } from './views.js';
 
 export const payoutAdminCommands: AdminCommand[] = [
@@ -15,6 +15,16 @@ export const payoutAdminCommands: AdminCommand[] = [
       if (Number.isNaN(until.getTime())) throw new Error('--until must be an ISO-8601 date-time');
       if (until > deps.clock.now()) throw new Error('--until must not be in the future');
       return (await runSettlement(deps, until)).map(toSettlementView);
+    },
+  },
+  {
+    name: 'settlements-retry',
+    usage: 'settlements-retry --settlement STL_ID',
+    summary: 'send a failed payout again as a new transfer (after topping up the hot wallet)',
+    options: { settlement: { type: 'string' } },
+    run: async (deps, args) => {
+      if (!args.settlement) throw new Error('--settlement is required');
+      return toSettlementView(await retrySettlement(deps, args.settlement));
     },
   },
   {

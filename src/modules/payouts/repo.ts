@@ -25,6 +25,7 @@ export interface SettlementRow {
   tx_hash: string | null;
   block_number: bigint | null;
   failure_reason: string | null;
+  attempt: number;
   history_seq: bigint | null;
   created_at: unknown;
   confirmed_at: unknown;
@@ -195,4 +196,32 @@ export async function finishRun(ex: Executor, runDate: string, settlements: numb
     sql`UPDATE settlement_runs SET finished_at = ${now.toISOString()}, settlements = ${settlements}
         WHERE run_date = ${runDate}`,
   );
+}
+
+/** The platform transaction reference of a payout attempt (idempotency key of the transfer). */
+export const payoutReference = (id: string, attempt: number) => (attempt > 0 ? `${id}:${attempt}` : id);
+
+/** The settlement of a payout transaction reference. */
+export const settlementOfReference = (reference: string) => reference.split(':')[0] ?? reference;
+
+/**
+ * Puts a failed payout back to `pending` as a new attempt (new transfer reference). Only `failed` ones: a
+ * transfer refused before signing, reverted or dropped never moved the USDC, so a new one pays once.
+ */
+export async function reopenFailed(
+  ex: Executor,
+  id: string,
+): Promise<'reopened' | 'not_found' | 'not_failed'> {
+  const row = await one<{ status: string }>(
+    ex,
+    sql`SELECT status FROM settlements WHERE id = ${id} FOR UPDATE`,
+  );
+  if (!row) return 'not_found';
+  if (row.status !== 'failed') return 'not_failed';
+  await ex.execute(
+    sql`UPDATE settlements SET status = 'pending', attempt = attempt + 1, failure_reason = NULL,
+               platform_tx_id = NULL, tx_hash = NULL, block_number = NULL, updated_at = now()
+        WHERE id = ${id}`,
+  );
+  return 'reopened';
 }

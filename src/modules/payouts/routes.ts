@@ -11,10 +11,11 @@ import {
   envelopeWithPagination,
   MetaSchema,
 } from '../../http/envelope.js';
+import { PathId } from '../../http/path-ids.js';
 import { accountOf } from '../auth/index.js';
 import { outcomesWritten } from '../execution/index.js';
 import { lastMidnightUtc } from './schedule.js';
-import { runSettlement } from './service.js';
+import { retrySettlement, runSettlement } from './service.js';
 import { feeReport, listSettlements, providerEarnings, toSettlementView } from './views.js';
 
 const Usdc = (description: string) => Type.String({ description });
@@ -182,6 +183,31 @@ export const payoutRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const made = await runSettlement(app.deps, until, request.log);
       return envelope(request, made.map(toSettlementView));
     },
+  );
+
+  app.post(
+    '/v1/admin/settlements/:settlementId/retry',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Send a failed payout again as a new transfer (only failed ones: their transfer never paid)',
+        security: [{ bearer: [] }],
+        params: Type.Object({ settlementId: PathId(64) }),
+        response: {
+          200: Envelope(Settlement),
+          400: ErrorShapeA,
+          401: ErrorShapeA,
+          404: ErrorShapeA,
+          409: ErrorShapeA,
+        },
+      },
+      config: { auth: 'admin' },
+    },
+    async (request) =>
+      envelope(
+        request,
+        toSettlementView(await retrySettlement(app.deps, request.params.settlementId, request.log)),
+      ),
   );
 
   app.get(

@@ -14,6 +14,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type Address, encodeFunctionData } from 'viem';
 import { type Executor, one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import { AppError } from '../../errors/catalogue.js';
 import { crashPoint } from '../../lib/crash-point.js';
 import { newId } from '../../lib/ids.js';
 import {
@@ -32,9 +33,12 @@ import {
   lastPeriodEnd,
   lockCarriedOver,
   markCarriedPaidBy,
+  payoutReference,
   pendingPayouts,
   pinWallet,
+  reopenFailed,
   type SettlementRow,
+  settlementOfReference,
   settlementsByIds,
 } from './repo.js';
 
@@ -142,7 +146,7 @@ async function payOne(deps: AppDeps, s: SettlementRow, wallet: string): Promise<
   try {
     ptx = await sendPlatformTransaction(deps, {
       purpose: 'payout',
-      reference: s.id,
+      reference: payoutReference(s.id, Number(s.attempt)),
       to: usdc,
       data: encodeFunctionData({
         abi: usdcAbi,
@@ -245,7 +249,7 @@ export async function onPlatformTxFinished(
   },
 ): Promise<void> {
   if (e.purpose !== 'payout') return;
-  await applyOutcome(ex, deps, e.reference, {
+  await applyOutcome(ex, deps, settlementOfReference(e.reference), {
     id: e.id,
     status: e.status,
     txHash: e.txHash as `0x${string}`,
@@ -256,4 +260,15 @@ export async function onPlatformTxFinished(
 /** One settlement, re-read (tests and the admin route after a run). */
 export function getSettlement(deps: AppDeps, id: string) {
   return findSettlement(deps.db.orm, id);
+}
+
+/** Operator retry of a failed payout: a new attempt, sent at once if the owner has a payout wallet. */
+export async function retrySettlement(deps: AppDeps, id: string, log?: FastifyBaseLogger) {
+  const result = await deps.db.orm.transaction((tx) => reopenFailed(tx, id));
+  if (result === 'not_found') throw new AppError('SVC-PAYOUT-001');
+  if (result === 'not_failed') throw new AppError('SVC-PAYOUT-002');
+  await payPending(deps, log);
+  const row = await findSettlement(deps.db.orm, id);
+  if (!row) throw new AppError('SVC-PAYOUT-001');
+  return row;
 }

@@ -1369,6 +1369,145 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/settlements/{settlementId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed payout again as a new transfer (only failed ones: their transfer never paid) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    settlementId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the provider's owner, who is paid */
+                                account_id: string;
+                                /** @description transferred: net + carried in (0 for carried_over) */
+                                amount_usdc: string;
+                                block_number: number | null;
+                                /** @description net of earlier carried-over settlements this payout includes */
+                                carried_in_usdc: string;
+                                confirmed_at: string | null;
+                                created_at: string;
+                                failure_reason: string | null;
+                                /** @description platform fee on the gross, rounded down to a whole credit */
+                                fee_usdc: string;
+                                /** @description sum of the prices of the calls this settlement includes */
+                                gross_usdc: string;
+                                /** @description gross - fee */
+                                net_usdc: string;
+                                /** @description carried_over: the payout that included it */
+                                paid_by_settlement_id: string | null;
+                                period_end: string;
+                                period_start: string;
+                                provider_id: string;
+                                settlement_id: string;
+                                status: "pending" | "submitted" | "confirmed" | "failed" | "carried_over";
+                                total_calls: number;
+                                tx_hash: string | null;
+                                wallet_address: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/settlements/fees": {
         parameters: {
             query?: never;
