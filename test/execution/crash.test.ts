@@ -1,6 +1,5 @@
 // Crash safety: a real service process is SIGKILLed while a paid call hangs at the provider; the debit
 // stays pending until the sweeper (run here, in another instance) refunds it exactly once.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import { SWEEP_MARGIN_MS, sweepAbandonedCalls } from '../../src/modules/executio
 import { checkLedgerInvariants } from '../../src/modules/ledger/service.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/app.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
+import { startServiceProcess } from '../helpers/service-child.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-crash-'));
 const schema = process.env.DATABASE_URL ? `t_crash_${process.pid}_${randomHex(4)}` : undefined;
@@ -56,26 +56,6 @@ async function openInstance(clock: ManualClock): Promise<Instance> {
       await closeDeps(deps);
     },
   };
-}
-
-function startChild(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/service-process.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr?.on('data', (d) => {
-      err += String(d);
-    });
-    child.stdout?.on('data', (d) => {
-      out += String(d);
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, port: JSON.parse(line).port });
-    });
-    child.on('exit', (code) => reject(new Error(`service process exited (${code}): ${err}`)));
-  });
 }
 
 let server: ProviderServer;
@@ -139,7 +119,7 @@ describe('crash safety', () => {
     if (!schema) await first.close(); // PGlite: one process at a time on a data dir
 
     // 2. A real service process takes a paid call to the hanging provider and is killed mid-call.
-    const { child, port } = await startChild();
+    const { child, port } = await startServiceProcess(env);
     const call = fetch(`http://127.0.0.1:${port}/v1/execute/crashy/hang`, {
       method: 'POST',
       headers: { 'x-svc-api-key': apiKey.key, 'content-type': 'application/json' },

@@ -2,7 +2,6 @@
 // point, SVC_TEST_CRASH_AT) after the transfer was signed and stored but before it was broadcast, or after
 // it was broadcast but before the settlement recorded it. After a restart exactly one transfer is on-chain
 // and the settlement is confirmed.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +20,7 @@ import { payPending, setPayoutWallet } from '../../src/modules/payouts/index.js'
 import { TEST_ADMIN_TOKEN } from '../helpers/app.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
+import { startServiceProcess } from '../helpers/service-child.js';
 import { transfersTo, usdcBalance } from './helpers.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-payout-crash-'));
@@ -83,26 +83,6 @@ async function openInstance(): Promise<Instance> {
   };
 }
 
-function startChild(crashAt: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/service-process.ts'], {
-    env: { ...process.env, ...env, SVC_TEST_CRASH_AT: crashAt },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr?.on('data', (d) => {
-      err += String(d);
-    });
-    child.stdout?.on('data', (d) => {
-      out += String(d);
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, port: JSON.parse(line).port });
-    });
-    child.on('exit', (code) => reject(new Error(`service process exited (${code}): ${err}`)));
-  });
-}
-
 /** Owner with a payout wallet, a provider it owns and two paid calls of 0.5 USDC by another account. */
 async function earnings(): Promise<{ ownerId: string; wallet: string }> {
   const first = await openInstance();
@@ -153,7 +133,7 @@ async function earnings(): Promise<{ ownerId: string; wallet: string }> {
 }
 
 async function crashDuringRun(crashAt: string) {
-  const { child, port } = await startChild(crashAt);
+  const { child, port } = await startServiceProcess({ ...env, SVC_TEST_CRASH_AT: crashAt });
   const exited = new Promise<NodeJS.Signals | null>((resolve) =>
     child.on('exit', (_c, signal) => resolve(signal)),
   );

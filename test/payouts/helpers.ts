@@ -9,6 +9,7 @@ import { platformTransactionsJob, usdcAbi } from '../../src/modules/chain/index.
 import { setPayoutWallet } from '../../src/modules/payouts/index.js';
 import type { TestApp } from '../helpers/app.js';
 import type { TestChain } from '../helpers/chain.js';
+import { balanceOf } from '../x402/helpers.js';
 
 export interface PricedEndpoint {
   slug: string;
@@ -49,14 +50,8 @@ export function payTo(t: TestApp, accountId: string, wallet: string) {
   return setPayoutWallet(t.deps.db.orm, accountId, wallet);
 }
 
-export function usdcBalance(chain: TestChain, address: string): Promise<bigint> {
-  return chain.client.readContract({
-    address: chain.usdc,
-    abi: usdcAbi,
-    functionName: 'balanceOf',
-    args: [address as Address],
-  });
-}
+/** The USDC balance of an address on the test chain. */
+export const usdcBalance = balanceOf;
 
 /** Gives the platform hot wallet USDC to pay providers with. */
 export async function fundHotWallet(t: TestApp, chain: TestChain, credits: bigint) {

@@ -222,30 +222,20 @@ export async function onLoginCodeIssued(
   });
 }
 
-/** A provider payout was confirmed on-chain: its owner is told (always; it is a receipt). */
-export async function onSettlementPaid(ex: Executor, deps: AppDeps, e: DomainHooks['settlement.paid']) {
+/** A provider payout confirmed on-chain, or failed: its owner is told (always; it is about their money). */
+export async function onSettlementOutcome(
+  ex: Executor,
+  deps: AppDeps,
+  e:
+    | ({ outcome: 'paid' } & DomainHooks['settlement.paid'])
+    | ({ outcome: 'failed' } & DomainHooks['settlement.failed']),
+) {
   const to = await loadRecipient(ex, e.accountId);
   if (!to) return;
-  await queue(
-    ex,
-    deps,
-    to,
-    'payout_sent',
-    `payout_sent:${e.settlementId}`,
-    payoutSentMail(deps.config.publicUrl, e),
-  );
-}
-
-/** A provider payout failed (refused by the node or reverted): its owner is told. */
-export async function onSettlementFailed(ex: Executor, deps: AppDeps, e: DomainHooks['settlement.failed']) {
-  const to = await loadRecipient(ex, e.accountId);
-  if (!to) return;
-  await queue(
-    ex,
-    deps,
-    to,
-    'payout_failed',
-    `payout_failed:${e.settlementId}`,
-    payoutFailedMail(deps.config.publicUrl, e),
-  );
+  const kind = e.outcome === 'paid' ? 'payout_sent' : 'payout_failed';
+  const mail =
+    e.outcome === 'paid'
+      ? payoutSentMail(deps.config.publicUrl, e)
+      : payoutFailedMail(deps.config.publicUrl, e);
+  await queue(ex, deps, to, kind, `${kind}:${e.settlementId}`, mail);
 }
