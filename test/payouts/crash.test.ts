@@ -6,13 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
 import { rows } from '../../src/db/index.js';
-import { type AppDeps, closeDeps, createDeps } from '../../src/deps.js';
 import { randomHex } from '../../src/lib/secrets.js';
 import { platformTransactionsJob } from '../../src/modules/chain/index.js';
 import { outcomesWritten } from '../../src/modules/execution/index.js';
@@ -20,7 +16,7 @@ import { payPending, setPayoutWallet } from '../../src/modules/payouts/index.js'
 import { TEST_ADMIN_TOKEN } from '../helpers/app.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
-import { startServiceProcess } from '../helpers/service-child.js';
+import { openServiceInstance, startServiceProcess } from '../helpers/service-child.js';
 import { transfersTo, usdcBalance } from './helpers.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-payout-crash-'));
@@ -62,30 +58,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Instance {
-  deps: AppDeps;
-  app: FastifyInstance;
-  close(): Promise<void>;
-}
-
-/** An in-process instance on the child's database (PGlite: the same data dir, never at the same time). */
-async function openInstance(): Promise<Instance> {
-  const deps = await createDeps(loadConfig(env), { ...(schema ? { dbSchema: schema } : {}), poolSize: 4 });
-  const app = await buildApp(deps, { logger: false });
-  await app.ready();
-  return {
-    deps,
-    app,
-    async close() {
-      await app.close();
-      await closeDeps(deps);
-    },
-  };
-}
-
 /** Owner with a payout wallet, a provider it owns and two paid calls of 0.5 USDC by another account. */
 async function earnings(): Promise<{ ownerId: string; wallet: string }> {
-  const first = await openInstance();
+  const first = await openServiceInstance(env, { schema });
   try {
     const post = (url: string, payload: object) =>
       first.app.inject({ method: 'POST', url, headers: admin, payload });
@@ -151,7 +126,7 @@ async function crashDuringRun(crashAt: string) {
 }
 
 async function recoverAndCheck(ownerId: string, wallet: string) {
-  const next = await openInstance();
+  const next = await openServiceInstance(env, { schema });
   try {
     const [before] = await rows<{ status: string }>(
       next.deps.db.orm,
