@@ -171,12 +171,12 @@ describe('a payout interrupted by a crash', () => {
     await crashDuringRun('platform-tx:stored');
     expect(await transfersTo(chain, wallet)).toEqual([]);
     await recoverAndCheck(ownerId, wallet);
-  }, 120_000);
+  }, 300_000);
 
   it('killed after broadcasting, before recording: nothing is paid a second time', async () => {
     const { ownerId, wallet } = await earnings();
     await crashDuringRun('payout:broadcast');
     expect(await transfersTo(chain, wallet)).toHaveLength(1);
     await recoverAndCheck(ownerId, wallet);
-  }, 120_000);
+  }, 300_000);
 });

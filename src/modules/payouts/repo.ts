@@ -66,15 +66,20 @@ export async function claimEarnedCalls(
   };
 }
 
-/** Locks the provider's carried-over settlements not yet included in a payout. */
+/**
+ * Locks the provider's carried-over settlements not yet included in a payout, of its current owner only
+ * (if the listing changed hands, what the previous owner earned is never paid to the new one).
+ */
 export async function lockCarriedOver(
   ex: Executor,
   providerId: string,
+  ownerAccountId: string,
 ): Promise<{ id: string; net_credits: bigint }[]> {
   return rows(
     ex,
     sql`SELECT id, net_credits FROM settlements
-        WHERE provider_id = ${providerId} AND status = 'carried_over' AND paid_by_settlement_id IS NULL
+        WHERE provider_id = ${providerId} AND account_id = ${ownerAccountId} AND status = 'carried_over'
+          AND paid_by_settlement_id IS NULL
         ORDER BY created_at FOR UPDATE`,
   );
 }

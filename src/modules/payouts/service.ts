@@ -80,7 +80,7 @@ async function settleProvider(
   const { feeBps, minPayoutCredits } = deps.config.payouts;
   const id = newId('stl');
   return deps.db.orm.transaction(async (tx) => {
-    const carried = await lockCarriedOver(tx, p.providerId);
+    const carried = await lockCarriedOver(tx, p.providerId, p.ownerAccountId);
     const earned = await claimEarnedCalls(tx, { settlementId: id, ...p });
     const carriedIn = carried.reduce((sum, c) => sum + BigInt(c.net_credits), 0n);
     if (earned.calls === 0 && carriedIn === 0n) return undefined;
