@@ -119,6 +119,16 @@ describe('review of self-service listings outside devnet', () => {
     expect(otherServer.hits('/echo')).toBe(1);
   });
 
+  it('a malformed change is refused with the catalogue errors before any review', async () => {
+    const res = await asAccount(t, owner.apiKey, 'PUT', '/v1/provider/listings/rev-1', {
+      ...echoListing('rev-1', otherServer.url, '1.0000001'),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.details.errors[0].path).toBe('endpoints.0.pricing.price_per_call_usdc');
+    const mine = await asAccount(t, owner.apiKey, 'GET', '/v1/provider/listings/rev-1');
+    expect(mine.json().data.pending_change).toBeNull();
+  });
+
   it('a cheaper price or new texts apply at once', async () => {
     const put = await asAccount(t, owner.apiKey, 'PUT', '/v1/provider/listings/rev-1', {
       ...echoListing('rev-1', otherServer.url, '0.005'),

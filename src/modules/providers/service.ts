@@ -96,8 +96,9 @@ export async function updateListing(
   input: ProviderInput,
 ): Promise<Listing> {
   const live = await ownedProvider(deps, accountId, providerId);
+  // Validated first, so a change is compared (prices parsed) only once it is known to be well formed.
+  await validateProviderInput(deps, input, providerId);
   if (reviewed(deps) && live.status === 'active' && changeNeedsReview(live, input)) {
-    await validateProviderInput(deps, input, providerId);
     const pending = await savePendingChange(deps.db.orm, providerId, input, deps.clock.now());
     return { provider: live, pending };
   }
