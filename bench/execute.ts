@@ -98,7 +98,8 @@ function startProcess<T>(
     let ready = false;
     child.stdout.on('data', (d) => {
       out += String(d);
-      const line = out.split('\n').find((l) => l.startsWith('{'));
+      // The ready line, not a log line (the service logs JSON too at LOG_LEVEL=info).
+      const line = out.split('\n').find((l) => l.startsWith('{') && !l.includes('"level":'));
       if (line && !ready) {
         ready = true;
         // From here on the output (the service's logs, at LOG_LEVEL=info) is read and dropped, as a log

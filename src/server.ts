@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, startupErrorMessage } from './config.js';
 import { lockDataDir } from './db/index.js';
 import { closeDeps, createDeps } from './deps.js';
+import { prettyLogStream } from './http/pretty-log.js';
 import { startJobs } from './jobs/runner.js';
 import {
   assertChainNotBehindLedger,
@@ -56,7 +57,9 @@ async function main() {
     await closeDeps(deps);
     return fail(err);
   });
-  const app = await buildApp(deps);
+  // A person at a terminal in devnet reads the log: readable lines there, JSON everywhere else.
+  const pretty = config.env === 'devnet' && process.stdout.isTTY;
+  const app = await buildApp(deps, pretty ? { logger: { stream: prettyLogStream() } } : {});
   if (deps.secrets.adminTokenCreated) {
     // Printed once, when generated; it stays in <data dir>/secrets/admin-token.
     console.log(

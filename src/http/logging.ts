@@ -1,6 +1,9 @@
 // Logger options for the service: one redaction list by field name, and serializers that never write
 // query parameters — neither a failed SQL statement's bound values (Drizzle puts them in the error's
 // message and stack: key hashes, e-mail addresses) nor a URL's query string.
+// One access-log line per request; in devnet on a terminal, lines are printed readably (prettyLogStream).
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 
 /** Field names whose values are secrets wherever they appear (top level or nested up to 3 deep). */
 export const SECRET_FIELDS = [
@@ -65,3 +68,30 @@ export const logSerializers = {
     remoteAddress: req.ip,
   }),
 };
+
+/**
+ * The one access-log line per request (Fastify's own two lines are disabled in buildApp): method, route
+ * pattern (never the URL: it may carry search terms or a key in its query string), status, duration,
+ * request id (the child logger's `reqId`) and the account, if any. An object and a constant message, so
+ * when the level is above `info` nothing is built but the check.
+ */
+export function registerAccessLog(app: FastifyInstance): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    const log = request.log;
+    // (Fastify's silent logger, logger: false, has no isLevelEnabled: its info is a no-op anyway.)
+    if ((log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.('info') ?? true) {
+      const caller = request.caller;
+      log.info(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? '-',
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 100) / 100,
+          account: caller.kind === 'account' ? caller.accountId : undefined,
+        },
+        'request',
+      );
+    }
+    done();
+  });
+}
