@@ -9,7 +9,7 @@ import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
 import { registerInputGuards } from './http/input-guards.js';
-import { logSerializers, REDACT_PATHS, registerAccessLog } from './http/logging.js';
+import { AccessLogController, logSerializers, REDACT_PATHS } from './http/logging.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerRouteIndex } from './http/route-index.js';
 import { registerRoutePolicy } from './http/route-policy.js';
@@ -63,8 +63,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
         };
   const app = Fastify({
     logger,
-    // One access-log line per request instead of Fastify's two (registerAccessLog).
-    disableRequestLogging: true,
+    // One access-log line per request instead of Fastify's two.
+    logController: new AccessLogController(),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -83,7 +83,6 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.decorate('requireAdmin', makeRequireAdmin(deps.secrets.adminToken));
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
   registerErrorHandling(app);
-  registerAccessLog(app);
   registerInputGuards(app);
   registerRouteIndex(app);
   // JSON only: without this Fastify would accept text/plain bodies as strings.

@@ -2,7 +2,7 @@
 // query parameters — neither a failed SQL statement's bound values (Drizzle puts them in the error's
 // message and stack: key hashes, e-mail addresses) nor a URL's query string.
 // One access-log line per request; in devnet on a terminal, lines are printed readably (prettyLogStream).
-import type { FastifyInstance } from 'fastify';
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Logger } from 'pino';
 
 /** Field names whose values are secrets wherever they appear (top level or nested up to 3 deep). */
@@ -70,28 +70,38 @@ export const logSerializers = {
 };
 
 /**
- * The one access-log line per request (Fastify's own two lines are disabled in buildApp): method, route
- * pattern (never the URL: it may carry search terms or a key in its query string), status, duration,
- * request id (the child logger's `reqId`) and the account, if any. An object and a constant message, so
- * when the level is above `info` nothing is built but the check.
+ * The one access-log line per request, in place of Fastify's two: method, route pattern (never the URL: it
+ * may carry search terms or a key in its query string), status, duration, request id (the child logger's
+ * `reqId`) and the account, if any. Written from Fastify's own end-of-response call, so it costs no hook;
+ * an object and a constant message, so above `info` nothing is built but the level check. Fastify's other
+ * per-request lines (route not found, default error log) stay off: our error handler logs errors itself.
  */
-export function registerAccessLog(app: FastifyInstance): void {
-  app.addHook('onResponse', (request, reply, done) => {
+export class AccessLogController extends LogController {
+  constructor() {
+    super({ disableRequestLogging: true });
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
     const log = request.log;
-    // (Fastify's silent logger, logger: false, has no isLevelEnabled: its info is a no-op anyway.)
-    if ((log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.('info') ?? true) {
-      const caller = request.caller;
-      log.info(
-        {
-          method: request.method,
-          route: request.routeOptions.url ?? '-',
-          status: reply.statusCode,
-          ms: Math.round(reply.elapsedTime * 100) / 100,
-          account: caller.kind === 'account' ? caller.accountId : undefined,
-        },
-        'request',
-      );
-    }
-    done();
-  });
+    // (Fastify's silent logger, logger: false, has no isLevelEnabled: its methods are no-ops anyway.)
+    const info = (log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.('info') ?? true;
+    if (!info && !error) return;
+    const caller = request.caller;
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url ?? '-',
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+      account: caller.kind === 'account' ? caller.accountId : undefined,
+    };
+    // An error here is one of the response stream itself (client gone mid-answer), not of the handler.
+    if (error) log.warn({ ...line, err: error }, 'request');
+    else log.info(line, 'request');
+  }
 }
