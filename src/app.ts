@@ -14,6 +14,7 @@ import { registerMetrics } from './http/metrics.js';
 import { registerRouteIndex } from './http/route-index.js';
 import { registerRoutePolicy } from './http/route-policy.js';
 import { validatorCompiler } from './http/validation.js';
+import { relayEvents } from './lib/event-relay.js';
 import { newId } from './lib/ids.js';
 import {
   authAdminRoutes,
@@ -76,6 +77,13 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler);
   subscribeModules(deps);
   app.decorate('deps', deps);
+  // Catalogue changes reach the caches of every other instance at once (not only after their TTL).
+  if (deps.redis) {
+    const relay = relayEvents(deps.redis, deps.redisPrefix, deps.events, ['catalog.changed'], (err) =>
+      app.log.warn({ err }, 'could not relay an event to the other instances'),
+    );
+    app.addHook('onClose', () => relay.close());
+  }
   // Per-app state, built once here and closed with the app (docs/architecture.md).
   const execution = createExecutionRuntime(deps, app.log);
   app.decorate('execution', execution);
