@@ -167,17 +167,22 @@ describe.skipIf(!enabled)('cluster mode (SVC_WORKERS=2)', () => {
     service.stderr?.on('data', (d) => {
       output += String(d);
     });
-    // Both workers listening (each logs it).
-    const deadline = Date.now() + 90_000;
+    // Both workers listening (each logs it). Each worker loads the whole service: slow on a busy host.
+    const deadline = Date.now() + 200_000;
     while ((output.match(/Server listening/g) ?? []).length < 2) {
       if (Date.now() > deadline || service.exitCode !== null)
         throw new Error(`cluster did not start:\n${output}`);
       await new Promise((r) => setTimeout(r, 200));
     }
-  }, 120_000);
+  }, 240_000);
 
   afterAll(async () => {
-    if (service && service.exitCode === null) service.kill('SIGKILL');
+    // SIGTERM, so the primary takes its workers down with it (SIGKILL would leave them to notice alone).
+    if (service && service.exitCode === null) {
+      const exited = new Promise((resolve) => service.once('exit', resolve));
+      service.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    }
     await provider?.close();
     const client = new pg.Client({ connectionString: BASE_URL });
     await client.connect();
