@@ -6,7 +6,7 @@
 // a fresh schema, dropped at the end.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,11 +17,22 @@ import { randomBase62, randomHex } from '../src/lib/secrets.js';
 import { checkLedgerInvariants } from '../src/modules/ledger/service.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const args = process.argv.slice(2);
+/** --profile: CPU profile of the service during the c=64 phase, summarised after the run. */
+const PROFILE = args.includes('--profile');
+/** --compare: also run the settings the deployed one is compared with (logs at warn; one worker). */
+const COMPARE = args.includes('--compare');
+const REDIS = Boolean(process.env.REDIS_URL);
+/** As deployed: every core when PostgreSQL and Redis are there (SVC_WORKERS overrides). */
+const WORKERS = Number(process.env.SVC_WORKERS ?? (REDIS ? Math.max(1, os.availableParallelism()) : 1));
+const LOG_LEVEL = process.env.LOG_LEVEL ?? 'info';
 const ACCOUNTS = 1_000;
 const ADMIN_TOKEN = `bench-admin-${randomHex(12)}`;
 const schema = `bench_exec_${process.pid}_${randomHex(3)}`;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
+const outDir = path.join(dataDir, 'out');
+mkdirSync(outDir);
 
 interface Result {
   rps: number;
@@ -88,9 +99,10 @@ function startProcess<T>(
   script: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  inherited: NodeJS.ProcessEnv = process.env,
 ): Promise<{ info: T; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
-    env: { ...process.env, ...env },
+    env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
@@ -98,7 +110,8 @@ function startProcess<T>(
     let ready = false;
     child.stdout.on('data', (d) => {
       out += String(d);
-      const line = out.split('\n').find((l) => l.startsWith('{'));
+      // The ready line, not a log line (the service logs JSON too at LOG_LEVEL=info).
+      const line = out.split('\n').find((l) => l.startsWith('{') && !l.includes('"level":'));
       if (line && !ready) {
         ready = true;
         // From here on the output (the service's logs, at LOG_LEVEL=info) is read and dropped, as a log
@@ -124,24 +137,38 @@ function startProcess<T>(
 /** The V8 flags of `npm start` (package.json), so the service runs as it does in production. */
 const SERVICE_NODE_FLAGS = ['--max-semi-space-size=32'];
 
-function startService() {
-  return startProcess<{ port: number; pid: number }>(
-    'bench/execute-server.ts',
-    {
-      SVC_ENV: 'devnet',
-      SVC_DATA_DIR: dataDir,
-      SVC_ADMIN_TOKEN: ADMIN_TOKEN,
-      SVC_SAMPLE_PROVIDERS: 'off',
-      SVC_RATE_LIMIT_MULTIPLIER: '1000000',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      DATABASE_URL,
-      SVC_TEST_SCHEMA: schema,
-      ...(process.env.BENCH_CPU_PROF ? { BENCH_CPU_PROF: process.env.BENCH_CPU_PROF } : {}),
-    },
-    SERVICE_NODE_FLAGS,
-  );
+/** One configuration of the service under test. */
+interface Setting {
+  name: string;
+  logLevel: string;
+  redis: boolean;
+  workers: number;
 }
 
+function startService(setting: Setting) {
+  const env: Record<string, string> = {
+    SVC_ENV: 'devnet',
+    SVC_DATA_DIR: dataDir,
+    SVC_ADMIN_TOKEN: ADMIN_TOKEN,
+    SVC_SAMPLE_PROVIDERS: 'off',
+    SVC_RATE_LIMIT_MULTIPLIER: '1000000',
+    LOG_LEVEL: setting.logLevel,
+    DATABASE_URL,
+    SVC_TEST_SCHEMA: schema,
+    SVC_WORKERS: String(setting.workers),
+    BENCH_OUT: outDir,
+    ...(PROFILE ? { BENCH_CPU_PROF: '1' } : {}),
+  };
+  // Without Redis the service counts rate limits in process: REDIS_URL must be absent, not empty.
+  const inherited = { ...process.env };
+  if (!setting.redis) delete inherited.REDIS_URL;
+  return startProcess<{ port: number; pid: number }>(
+    'bench/execute-server.ts',
+    env,
+    SERVICE_NODE_FLAGS,
+    inherited,
+  );
+}
 /** 1,000 accounts with an API key and a 1,000 USDC admin credit each, written straight into the tables. */
 async function seedAccounts(client: pg.Client): Promise<string[]> {
   const keys: string[] = [];
@@ -233,20 +260,81 @@ function perCall(a: DbCounters, b: DbCounters) {
   return `${((b.walBytes - a.walBytes) / n).toFixed(0)} WAL bytes, ${each(a.commits, b.commits)} transactions, ${each(a.flushes, b.flushes)} WAL flushes (server-wide)`;
 }
 
-const fmt = (r: Result) =>
-  `${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   errors ${r.errors}`;
+/** SQL statements the service's workers sent during the phase just ended (bench/execute-server.ts). */
+function phaseQueries(): number {
+  let n = 0;
+  for (const f of readdirSync(outDir).filter((f) => f.startsWith('queries-'))) {
+    n += (JSON.parse(readFileSync(path.join(outDir, f), 'utf8')) as { queries: number }).queries;
+    rmSync(path.join(outDir, f));
+  }
+  return n;
+}
 
-async function main() {
-  const started = performance.now();
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  await client.query(`CREATE SCHEMA ${schema}`);
-  const provider = await startProcess<{ url: string }>('bench/execute-provider.ts', {});
-  const service = await startService();
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** Self time by function and by package, over every worker's profile of the c=64 phase. */
+function profileSummary(): string {
+  const byFunction = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  let total = 0;
+  for (const f of readdirSync(outDir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const p = JSON.parse(readFileSync(path.join(outDir, f), 'utf8')) as {
+      nodes: ProfileNode[];
+      samples: number[];
+      timeDeltas: number[];
+    };
+    const nodes = new Map(p.nodes.map((n) => [n.id, n]));
+    p.samples.forEach((id, i) => {
+      const node = nodes.get(id);
+      const dt = p.timeDeltas[i] ?? 0;
+      if (!node) return;
+      total += dt;
+      const { functionName, url, lineNumber } = node.callFrame;
+      const file = url.replace(/^file:\/\//, '').replace(`${process.cwd()}/`, '');
+      const where = file ? `${file}:${lineNumber + 1}` : '';
+      const fn = `${functionName || '(anonymous)'} ${where}`.trim();
+      byFunction.set(fn, (byFunction.get(fn) ?? 0) + dt);
+      const pkg =
+        /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)?.[1] ??
+        (file.startsWith('src/')
+          ? file.split('/').slice(0, 3).join('/')
+          : file.startsWith('node:')
+            ? 'node internals'
+            : functionName.startsWith('(')
+              ? functionName
+              : 'other');
+      byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + dt);
+    });
+  }
+  const top = (m: Map<string, number>, n: number) =>
+    [...m.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`)
+      .join('\n');
+  return `CPU profile of the service, c=64 phase (self time, ${(total / 1e6).toFixed(1)} s sampled)\nby package or source folder:\n${top(byPackage, 15)}\nby function:\n${top(byFunction, 20)}`;
+}
+
+interface Measured {
+  setting: Setting;
+  d1: Result;
+  m1: Result;
+  m64: Result;
+  h64: Result;
+  perCall: string;
+  queriesPerCall: number;
+}
+
+async function measure(setting: Setting, keys: string[], providerUrl: string, d1: Result): Promise<Measured> {
+  const service = await startService(setting);
   const origin = `http://127.0.0.1:${service.info.port}`;
   try {
-    await client.query(`SET search_path = ${schema}`);
-    const keys = await seedAccounts(client);
+    const body = JSON.stringify({ text: 'hello' });
+    const json = { 'content-type': 'application/json' };
     const reg = await fetch(`${origin}/v1/admin/providers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -255,7 +343,7 @@ async function main() {
         name: 'Bench',
         description: 'answers at once',
         category: 'utility',
-        base_url: provider.info.url,
+        base_url: providerUrl,
         endpoints: [
           {
             slug: 'echo',
@@ -269,34 +357,23 @@ async function main() {
         ],
       }),
     });
-    if (reg.status !== 201)
+    // 409 when an earlier setting registered it on this schema already.
+    if (reg.status !== 201 && reg.status !== 409)
       throw new Error(`provider registration failed: ${reg.status} ${await reg.text()}`);
-
-    const body = JSON.stringify({ text: 'hello' });
-    const json = { 'content-type': 'application/json' };
-    const direct = (c: number) =>
-      load(provider.info.url, c, SECONDS / 2, () => ({ path: '/echo', headers: json, body }));
-    const paid = (c: number, hot: boolean) =>
-      load(origin, c, SECONDS, (i) => ({
+    const paid = (c: number, hot: boolean, seconds = SECONDS) =>
+      load(origin, c, seconds, (i) => ({
         path: '/v1/execute/bench/echo',
         headers: { ...json, 'x-svc-api-key': hot ? (keys[0] as string) : (keys[i % ACCOUNTS] as string) },
         body,
       }));
-
-    console.log(
-      `bench:execute on ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} schema ${schema}, ${os.cpus().length} CPUs, load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}\n`,
-    );
     // Warm-up: every account makes one paid call first, as the accounts of a running service would have
-    // (the service caches each API key's account mapping on first use; see docs/execution.md).
+    // (each process caches an API key's account mapping on first use; see docs/execution.md).
     const warm = new Pool(origin, { connections: 16 });
     let next = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
-        while (next < ACCOUNTS) {
-          const key = keys[next++] as string;
+        while (next < ACCOUNTS * setting.workers) {
+          const key = keys[next++ % ACCOUNTS] as string;
           const res = await warm.request({
             method: 'POST',
             path: '/v1/execute/bench/echo',
@@ -309,62 +386,117 @@ async function main() {
       }),
     );
     await warm.close();
-    const d1 = await direct(1);
-    const d64 = await direct(64);
-    console.log(`direct provider      c=1   ${fmt(d1)}`);
-    console.log(`direct provider      c=64  ${fmt(d64)}`);
-    // BENCH_ONLY=1: measure the many-accounts c=64 phase alone (profiling, A/B runs).
-    const ONLY = process.env.BENCH_ONLY;
-    const skip = { rps: 0, p50: 0, p99: 0, errors: 0, statuses: {} };
-    const m1 = ONLY ? skip : await paid(1, false);
-    console.log(`paid, 1,000 accounts c=1   ${fmt(m1)}`);
-    // BENCH_CPU_PROF: the service profiles this phase only (bench/execute-server.ts).
-    const profiling = Boolean(process.env.BENCH_CPU_PROF);
-    if (profiling) process.kill(service.info.pid, 'SIGUSR2');
-    const before = await dbCounters(client);
+    const m1 = await paid(1, false, Math.max(2, SECONDS / 2));
+    process.kill(service.info.pid, 'SIGUSR2');
+    const before = await dbCounters(dbClient);
     const m64 = await paid(64, false);
-    const after = await dbCounters(client);
-    if (profiling) process.kill(service.info.pid, 'SIGUSR2');
-    console.log(`paid, 1,000 accounts c=64  ${fmt(m64)}`);
-    console.log(`  per paid call: ${perCall(before, after)}`);
-    const h1 = ONLY ? skip : await paid(1, true);
-    console.log(`paid, hot account    c=1   ${fmt(h1)}`);
-    const h64 = ONLY ? skip : await paid(64, true);
-    console.log(`paid, hot account    c=64  ${fmt(h64)}`);
+    const after = await dbCounters(dbClient);
+    process.kill(service.info.pid, 'SIGUSR2');
+    const h64 = await paid(64, true, Math.max(2, SECONDS / 2));
+    // Give the workers a moment to write their phase files.
+    await new Promise((r) => setTimeout(r, 300));
+    const queries = phaseQueries();
+    const calls = after.calls - before.calls;
+    return {
+      setting,
+      d1,
+      m1,
+      m64,
+      h64,
+      perCall: perCall(before, after),
+      queriesPerCall: calls > 0 ? queries / calls : Number.NaN,
+    };
+  } finally {
     await service.stop();
+  }
+}
 
+const fmt = (r: Result) =>
+  `${r.rps.toFixed(0).padStart(6)} req/s   p50 ${r.p50.toFixed(2).padStart(6)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms   errors ${r.errors}`;
+
+let dbClient: pg.Client;
+
+async function main() {
+  const started = performance.now();
+  dbClient = new pg.Client({ connectionString: DATABASE_URL });
+  await dbClient.connect();
+  await dbClient.query(`CREATE SCHEMA ${schema}`);
+  const provider = await startProcess<{ url: string }>('bench/execute-provider.ts', {});
+  try {
+    // The schema is migrated by the first service start; seed after it (below) — so start one briefly.
+    const deployed: Setting = {
+      name: `deployed: LOG_LEVEL=${LOG_LEVEL}, ${REDIS ? 'Redis' : 'no Redis'}, ${WORKERS} worker${WORKERS > 1 ? 's' : ''}`,
+      logLevel: LOG_LEVEL,
+      redis: REDIS,
+      workers: WORKERS,
+    };
+    const settings: Setting[] = [deployed];
+    if (COMPARE) {
+      if (WORKERS > 1) settings.push({ ...deployed, name: 'same, 1 worker', workers: 1 });
+      if (LOG_LEVEL !== 'warn')
+        settings.push({ ...deployed, name: 'same, 1 worker, LOG_LEVEL=warn', workers: 1, logLevel: 'warn' });
+    }
+    const first = await startService({ ...deployed, workers: 1 });
+    await first.stop();
+    await dbClient.query(`SET search_path = ${schema}`);
+    const keys = await seedAccounts(dbClient);
+
+    console.log(
+      `bench:execute ${new Date().toISOString()} on ${DATABASE_URL.replace(/\/\/[^@]*@/, '//')} schema ${schema}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'}, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}\n`,
+    );
+    const d1 = await load(provider.info.url, 1, Math.max(2, SECONDS / 2), () => ({
+      path: '/echo',
+      headers: { 'content-type': 'application/json' },
+      body: '{"text":"hello"}',
+    }));
+    console.log(`direct provider            c=1   ${fmt(d1)}`);
+    const results: Measured[] = [];
+    for (const setting of settings) {
+      const r = await measure(setting, keys, provider.info.url, d1);
+      results.push(r);
+      console.log(`\n${setting.name}`);
+      console.log(`  paid, 1,000 accounts c=1   ${fmt(r.m1)}`);
+      console.log(`  paid, 1,000 accounts c=64  ${fmt(r.m64)}`);
+      console.log(`    per paid call: ${r.queriesPerCall.toFixed(2)} SQL statements sent, ${r.perCall}`);
+      console.log(`  paid, hot account    c=64  ${fmt(r.h64)}`);
+    }
     const tps = pgbenchDebitRate(32);
-    console.log(`pgbench single debit c=32  ${tps.toFixed(0).padStart(6)} tx/s`);
+    console.log(
+      `\npgbench single debit c=32  ${tps.toFixed(0).padStart(6)} tx/s (the yardstick: one debit transaction)`,
+    );
 
-    console.log('\nratios');
     console.log(
-      `  paid c=64 (many accounts) / pgbench debit rate   ${(m64.rps / tps).toFixed(2)}   (target ≥ 0.65, ≥ 2,500/s)`,
+      '\n| setting | paid execute c=64 | ÷ pgbench debit | hot account c=64 (÷ pgbench) | added p50 at c=1 | SQL statements per call | errors |',
     );
-    console.log(
-      `  paid c=64 (hot account)                          ${h64.rps.toFixed(0)}/s (target ≥ 1,000/s)`,
-    );
-    console.log(`  paid c=64 / direct provider c=64                 ${(m64.rps / d64.rps).toFixed(2)}`);
-    console.log(
-      `  added p50 at c=1 (paid - direct)                 ${(m1.p50 - d1.p50).toFixed(2)} ms (target ≤ 2 ms)`,
-    );
-    const errors = m1.errors + m64.errors + h1.errors + h64.errors;
-    console.log(`  errors in paid runs                              ${errors}`);
+    console.log('|---|---|---|---|---|---|---|');
+    for (const r of results) {
+      const errors = r.m1.errors + r.m64.errors + r.h64.errors;
+      console.log(
+        `| ${r.setting.name} | ${r.m64.rps.toFixed(0)} /s | ${(r.m64.rps / tps).toFixed(2)} | ${r.h64.rps.toFixed(0)} /s (${(r.h64.rps / tps).toFixed(2)}) | ${(r.m1.p50 - r.d1.p50).toFixed(2)} ms | ${r.queriesPerCall.toFixed(2)} | ${errors} |`,
+      );
+    }
+    console.log('targets: ÷ pgbench ≥ 1.0, hot account ≥ 0.8, added p50 ≤ 1 ms, zero errors');
 
     // pgbench's own entries carry no call; the invariants cover them too (balance = sum of entries).
     const db = await openDatabase({ url: DATABASE_URL, schema, poolSize: 2 });
     const violations = await checkLedgerInvariants(db.orm);
     await db.close();
     console.log(
-      `  ledger invariants after the run                  ${violations.length === 0 ? 'hold' : JSON.stringify(violations.slice(0, 5))}`,
+      `ledger invariants after the run: ${violations.length === 0 ? 'hold' : JSON.stringify(violations.slice(0, 5))}`,
     );
+    if (PROFILE) console.log(`\n${profileSummary()}`);
     console.log(
       `\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s, load average now ${os.loadavg()[0]?.toFixed(1)}`,
     );
+    const errors = results.reduce((n, r) => n + r.m1.errors + r.m64.errors + r.h64.errors, 0);
     if (violations.length > 0 || errors > 0) process.exitCode = 1;
   } finally {
     await provider.stop();
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
-    await client.end();
+    await dbClient.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+    await dbClient.end();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

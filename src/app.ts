@@ -9,11 +9,12 @@ import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
 import { registerInputGuards } from './http/input-guards.js';
-import { logSerializers, REDACT_PATHS } from './http/logging.js';
+import { AccessLogController, logSerializers, REDACT_PATHS } from './http/logging.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerRouteIndex } from './http/route-index.js';
 import { registerRoutePolicy } from './http/route-policy.js';
 import { validatorCompiler } from './http/validation.js';
+import { relayEvents } from './lib/event-relay.js';
 import { newId } from './lib/ids.js';
 import {
   authAdminRoutes,
@@ -65,6 +66,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
         };
   const app = Fastify({
     logger,
+    // One access-log line per request instead of Fastify's two.
+    logController: new AccessLogController(),
     bodyLimit: config.bodyLimitBytes,
     genReqId: () => newId('req'),
     requestIdHeader: false,
@@ -76,6 +79,13 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   app.setValidatorCompiler(validatorCompiler);
   subscribeModules(deps);
   app.decorate('deps', deps);
+  // Catalogue changes reach the caches of every other instance at once (not only after their TTL).
+  if (deps.redis) {
+    const relay = relayEvents(deps.redis, deps.redisPrefix, deps.events, ['catalog.changed'], (err) =>
+      app.log.warn({ err }, 'could not relay an event to the other instances'),
+    );
+    app.addHook('onClose', () => relay.close());
+  }
   // Per-app state, built once here and closed with the app (docs/architecture.md).
   const execution = createExecutionRuntime(deps, app.log);
   app.decorate('execution', execution);

@@ -1,5 +1,6 @@
 // The one place that reads process.env. Everything else receives a typed Config.
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 export type SvcEnv = 'production' | 'testnet' | 'devnet';
@@ -66,6 +67,13 @@ export interface Config {
   trustProxy: string | undefined;
   bodyLimitBytes: number;
   logLevel: string;
+  /**
+   * SVC_WORKERS: HTTP worker processes (node:cluster) sharing the port. More than one needs PostgreSQL and
+   * Redis (docs/performance.md); default = available cores when both are set in production, else 1.
+   */
+  workers: number;
+  /** SVC_RUN_JOBS: this process runs the background jobs (and side services); the cluster primary sets it per worker. */
+  runJobs: boolean;
   /** SVC_ALLOW_PRIVATE_PROVIDERS: provider base URLs may reach private/loopback addresses (always in devnet). */
   allowPrivateProviders: boolean;
   /** Optional OpenAI-compatible embeddings API fused into discovery's ranking (docs/discovery.md). */
@@ -188,14 +196,18 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`${idpVars.join(', ')} must be set together (only ${idpSet.join(', ')} set)`);
   }
 
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const redisUrl = url(env, 'REDIS_URL', ['redis:', 'rediss:']);
+  const workers = workerCount(env, svcEnv, databaseUrl, redisUrl);
+
   return {
     port,
     host,
     env: svcEnv,
     publicUrl,
     dataDir: path.resolve(str(env, 'SVC_DATA_DIR') ?? './data'),
-    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
-    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    databaseUrl,
+    redisUrl,
     adminToken,
     encryptionKey,
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
@@ -225,9 +237,39 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxyList(env),
     bodyLimitBytes: int(env, 'SVC_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     logLevel: logLevel(env),
+    workers,
+    runJobs: bool(env, 'SVC_RUN_JOBS', true),
     allowPrivateProviders: bool(env, 'SVC_ALLOW_PRIVATE_PROVIDERS', false),
     discoveryEmbeddings: discoveryEmbeddingsConfig(env),
   };
+}
+
+/**
+ * Worker processes. Several processes cannot share the embedded database (one process holds its files),
+ * and per-process rate-limit counters would multiply every limit by N: both are refused, not degraded.
+ */
+function workerCount(
+  env: Env,
+  svcEnv: SvcEnv,
+  databaseUrl: string | undefined,
+  redisUrl: string | undefined,
+): number {
+  const shared = databaseUrl !== undefined && redisUrl !== undefined;
+  const fallback = svcEnv === 'production' && shared ? availableParallelism() : 1;
+  const n = int(env, 'SVC_WORKERS', fallback, 1, 256);
+  if (n > 1 && databaseUrl === undefined) {
+    throw new ConfigError(
+      `SVC_WORKERS=${n} needs DATABASE_URL: the embedded database (PGlite) can be opened by one process only; ` +
+        'set DATABASE_URL to a PostgreSQL server, or SVC_WORKERS=1',
+    );
+  }
+  if (n > 1 && redisUrl === undefined) {
+    throw new ConfigError(
+      `SVC_WORKERS=${n} needs REDIS_URL: without Redis each worker would count rate limits on its own ` +
+        `(${n}× the limit); set REDIS_URL, or SVC_WORKERS=1`,
+    );
+  }
+  return n;
 }
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;

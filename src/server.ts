@@ -1,10 +1,15 @@
-// Reads config, builds the app, listens. Nothing else.
+// Reads config, builds the app, listens. Nothing else — except, with SVC_WORKERS > 1, that the first
+// process becomes the cluster primary (src/cluster.ts): it prepares what must happen once (devnet chain,
+// migrations, generated secrets), then forks the HTTP workers, each of which runs this same file.
+import cluster from 'node:cluster';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, startupErrorMessage } from './config.js';
+import { runClusterPrimary } from './cluster.js';
+import { type Config, ConfigError, loadConfig, startupErrorMessage } from './config.js';
 import { lockDataDir } from './db/index.js';
-import { closeDeps, createDeps } from './deps.js';
+import { type AppDeps, closeDeps, createDeps } from './deps.js';
+import { prettyLogStream } from './http/pretty-log.js';
 import { startJobs } from './jobs/runner.js';
 import {
   assertChainNotBehindLedger,
@@ -16,8 +21,18 @@ import {
 import { startSideServices } from './side-services.js';
 import { backgroundJobs } from './wiring.js';
 
-async function main() {
-  let config: ReturnType<typeof loadConfig>;
+interface Prepared {
+  config: Config;
+  deps: AppDeps;
+  devnetChain: DevnetChain | undefined;
+  /** Stops the devnet chain and releases its lock (both no-ops when this process does not own one). */
+  stopChain(): Promise<void>;
+  fail(err: unknown): Promise<never>;
+}
+
+/** Config, the devnet chain when this process owns it, deps (migrations, secrets) and the chain check. */
+async function prepare(): Promise<Prepared> {
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -27,20 +42,24 @@ async function main() {
     }
     throw err;
   }
+  let releaseChainLock = () => {};
+  let devnetChain: DevnetChain | undefined;
+  const stopChain = async () => {
+    await devnetChain?.stop().catch(() => {});
+    releaseChainLock();
+  };
   const fail = async (err: unknown): Promise<never> => {
     console.error(err instanceof ChainBehindLedger ? err.message : startupErrorMessage(err, config));
     // The stack only when asked for: it is noise for a busy port or a locked data dir.
     if (config.logLevel === 'debug' || config.logLevel === 'trace') console.error(err);
-    await devnetChain?.stop().catch(() => {});
-    releaseChainLock();
+    await stopChain();
     process.exit(1);
   };
   // Devnet with no RPC configured: the service runs its own local chain (DESIGN.md section 10). Its state
   // lives in the data dir, so it is locked like the embedded database: a second start fails at once
-  // instead of running a second chain on the same state file.
+  // instead of running a second chain on the same state file. (Cluster workers are given the primary's
+  // chain in their environment, so they never start one.)
   const ownsChain = config.env === 'devnet' && !config.chain.rpcUrl;
-  let releaseChainLock = () => {};
-  let devnetChain: DevnetChain | undefined;
   if (ownsChain) {
     try {
       mkdirSync(config.dataDir, { recursive: true });
@@ -56,32 +75,70 @@ async function main() {
     await closeDeps(deps);
     return fail(err);
   });
-  const app = await buildApp(deps);
   if (deps.secrets.adminTokenCreated) {
     // Printed once, when generated; it stays in <data dir>/secrets/admin-token.
     console.log(
       `\nAdmin token (saved in ${config.dataDir}/secrets/admin-token):\n  ${deps.secrets.adminToken}\n`,
     );
   }
+  return { config, deps, devnetChain, stopChain, fail };
+}
+
+/** One HTTP process: the whole service (SVC_WORKERS=1), or one cluster worker. */
+async function serve({ config, deps, stopChain, fail }: Prepared) {
+  // A person at a terminal in devnet reads the log: readable lines there, JSON everywhere else.
+  const pretty = config.env === 'devnet' && process.stdout.isTTY;
+  const app = await buildApp(deps, pretty ? { logger: { stream: prettyLogStream() } } : {});
   await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
     await closeDeps(deps).catch(() => {});
     await fail(err);
   });
-  const side = await startSideServices(deps, app);
-  const jobs = startJobs(deps, backgroundJobs, app.log);
+  // In a cluster only the worker the primary chose runs jobs and side services (SVC_RUN_JOBS).
+  const side = config.runJobs ? await startSideServices(deps, app) : undefined;
+  const jobs = config.runJobs ? startJobs(deps, backgroundJobs, app.log) : undefined;
 
+  let stopping = false;
   const shutdown = async (signal: string) => {
+    // A terminal's Ctrl-C reaches a cluster worker twice: from the terminal and from the primary.
+    if (stopping) return;
+    stopping = true;
     app.log.info({ signal }, 'shutting down');
     await app.close();
-    await jobs.stop();
-    await side.stop();
+    await jobs?.stop();
+    await side?.stop();
     await closeDeps(deps);
-    await devnetChain?.stop();
-    releaseChainLock();
+    await stopChain();
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+async function main() {
+  const prepared = await prepare();
+  if (prepared.config.workers > 1 && cluster.isPrimary) {
+    // The primary keeps no connection open: the workers do the work.
+    await closeDeps(prepared.deps);
+    const { chain } = prepared.config;
+    await runClusterPrimary({
+      workers: prepared.config.workers,
+      // The primary's own chain, so the workers use it instead of each starting one.
+      workerEnv:
+        prepared.devnetChain && chain.rpcUrl
+          ? {
+              SVC_CHAIN_RPC_URL: chain.rpcUrl,
+              SVC_CHAIN_ID: String(chain.chainId),
+              ...(chain.usdcAddress ? { SVC_USDC_ADDRESS: chain.usdcAddress } : {}),
+              ...(chain.platformWallet ? { SVC_PLATFORM_WALLET: chain.platformWallet } : {}),
+              ...(chain.platformWalletKey ? { SVC_PLATFORM_WALLET_KEY: chain.platformWalletKey } : {}),
+            }
+          : {},
+      runJobs: prepared.config.runJobs,
+      onStopped: prepared.stopChain,
+    });
+    return;
+  }
+  await serve(prepared);
 }
 
 main().catch((err) => {

@@ -1,6 +1,9 @@
 // Logger options for the service: one redaction list by field name, and serializers that never write
 // query parameters — neither a failed SQL statement's bound values (Drizzle puts them in the error's
 // message and stack: key hashes, e-mail addresses) nor a URL's query string.
+// One access-log line per request; in devnet on a terminal, lines are printed readably (prettyLogStream).
+import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { Logger } from 'pino';
 
 /** Field names whose values are secrets wherever they appear (top level or nested up to 3 deep). */
 export const SECRET_FIELDS = [
@@ -65,3 +68,40 @@ export const logSerializers = {
     remoteAddress: req.ip,
   }),
 };
+
+/**
+ * The one access-log line per request, in place of Fastify's two: method, route pattern (never the URL: it
+ * may carry search terms or a key in its query string), status, duration, request id (the child logger's
+ * `reqId`) and the account, if any. Written from Fastify's own end-of-response call, so it costs no hook;
+ * an object and a constant message, so above `info` nothing is built but the level check. Fastify's other
+ * per-request lines (route not found, default error log) stay off: our error handler logs errors itself.
+ */
+export class AccessLogController extends LogController {
+  constructor() {
+    super({ disableRequestLogging: true });
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const log = request.log;
+    // (Fastify's silent logger, logger: false, has no isLevelEnabled: its methods are no-ops anyway.)
+    const info = (log as Partial<Pick<Logger, 'isLevelEnabled'>>).isLevelEnabled?.('info') ?? true;
+    if (!info && !error) return;
+    const caller = request.caller;
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url ?? '-',
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 100) / 100,
+      account: caller.kind === 'account' ? caller.accountId : undefined,
+    };
+    // An error here is one of the response stream itself (client gone mid-answer), not of the handler.
+    if (error) log.warn({ ...line, err: error }, 'request');
+    else log.info(line, 'request');
+  }
+}

@@ -27,13 +27,9 @@ export interface RegisteredProvider {
 
 let counter = 0;
 
-export async function registerProvider(
-  t: TestApp,
-  baseUrl: string,
-  endpoints: EndpointSpec[],
-  providerId = `prov-${process.pid}-${++counter}-${randomHex(3)}`,
-): Promise<RegisteredProvider> {
-  const body = {
+/** The admin registration body of a local test provider (POST /v1/admin/providers). */
+export function providerBody(providerId: string, baseUrl: string, endpoints: EndpointSpec[]) {
+  return {
     provider_id: providerId,
     name: `Test provider ${providerId}`,
     description: 'Local test provider',
@@ -49,6 +45,15 @@ export async function registerProvider(
       timeout_ms: e.timeout_ms ?? 2_000,
     })),
   };
+}
+
+export async function registerProvider(
+  t: TestApp,
+  baseUrl: string,
+  endpoints: EndpointSpec[],
+  providerId = `prov-${process.pid}-${++counter}-${randomHex(3)}`,
+): Promise<RegisteredProvider> {
+  const body = providerBody(providerId, baseUrl, endpoints);
   const res = await t.admin('POST', '/v1/admin/providers', body);
   if (res.statusCode === 201) {
     return { providerId: res.json().data.provider_id ?? providerId, secret: res.json().data.provider_secret };
