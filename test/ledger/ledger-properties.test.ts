@@ -172,13 +172,15 @@ async function apply(
 }
 
 async function account(accountId: string) {
-  return one<{ balance: bigint; total: bigint | null; daily_spent: bigint; entries: bigint }>(
+  const a = await one<{ balance: bigint; total: bigint | null; daily_spent: bigint; entries: bigint }>(
     t.deps.db.orm,
     sql`SELECT a.balance_credits AS balance, a.daily_spent_credits AS daily_spent,
                (SELECT sum(amount_credits) FROM ledger_entries e WHERE e.account_id = a.id) AS total,
                (SELECT count(*) FROM ledger_entries e WHERE e.account_id = a.id) AS entries
         FROM accounts a WHERE a.id = ${accountId}`,
   );
+  if (!a) throw new Error(`account ${accountId} not found`);
+  return a;
 }
 
 /** Every unique write at most once: one entry per idempotency key, one debit and ≤ 1 refund per call. */
