@@ -39,7 +39,7 @@ import { providerRoutes } from './modules/providers/index.js';
 import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
 import { walletRoutes } from './modules/wallet/index.js';
 import { createX402Runtime, x402Routes } from './modules/x402/index.js';
-import { subscribeModules } from './wiring.js';
+import { registerBusinessMetrics, subscribeModules } from './wiring.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -131,7 +131,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     app.get('/docs-json', { schema: { hide: true } }, async () => app.swagger());
   }
 
-  registerMetrics(app);
+  const businessMetrics = registerBusinessMetrics(deps, registerMetrics(app));
+  app.addHook('onClose', async () => businessMetrics.close());
   app.get(
     '/healthz',
     {

@@ -9,6 +9,9 @@ import { payoutAdminCommands } from './modules/payouts/index.js';
 
 export type { AdminCommand } from './lib/admin-command.js';
 
+const accountPath = (args: Record<string, string | undefined>, action: string) =>
+  `/v1/admin/accounts/${encodeURIComponent(required(args, 'account'))}/${action}`;
+
 function required(args: Record<string, string | undefined>, name: string): string {
   const v = args[name];
   if (!v) throw new Error(`--${name} is required`);
@@ -22,6 +25,11 @@ export const adminCommands: AdminCommand[] = [
     summary: 'create an account with a first API key',
     options: { email: { type: 'string' }, name: { type: 'string' } },
     run: (deps, args) => createAccountWithKey(deps.db, required(args, 'email'), args.name),
+    api: (args) => ({
+      method: 'POST',
+      path: '/v1/admin/accounts',
+      body: { email: required(args, 'email'), ...(args.name ? { name: args.name } : {}) },
+    }),
   },
   {
     name: 'suspend-account',
@@ -29,6 +37,11 @@ export const adminCommands: AdminCommand[] = [
     summary: 'suspend an account (403 on its every call at once; e-mails the owner)',
     options: { account: { type: 'string' }, reason: { type: 'string' } },
     run: (deps, args) => changeAccountStatus(deps, required(args, 'account'), 'suspended', args.reason),
+    api: (args) => ({
+      method: 'POST',
+      path: accountPath(args, 'suspend'),
+      body: args.reason ? { reason: args.reason } : {},
+    }),
   },
   {
     name: 'reinstate-account',
@@ -36,6 +49,11 @@ export const adminCommands: AdminCommand[] = [
     summary: 'reinstate a suspended account',
     options: { account: { type: 'string' }, reason: { type: 'string' } },
     run: (deps, args) => changeAccountStatus(deps, required(args, 'account'), 'active', args.reason),
+    api: (args) => ({
+      method: 'POST',
+      path: accountPath(args, 'reinstate'),
+      body: args.reason ? { reason: args.reason } : {},
+    }),
   },
   {
     name: 'credit',
@@ -57,6 +75,12 @@ export const adminCommands: AdminCommand[] = [
       });
       return toLedgerTransaction(entry);
     },
+    api: (args) => ({
+      method: 'POST',
+      path: accountPath(args, 'credits'),
+      body: { amount_usdc: required(args, 'amount-usdc'), description: required(args, 'description') },
+      ...(args['idempotency-key'] ? { idempotencyKey: args['idempotency-key'] } : {}),
+    }),
   },
   {
     name: 'create-coupon',
@@ -77,8 +101,76 @@ export const adminCommands: AdminCommand[] = [
         expires_at: args['expires-at'],
         max_redemptions: args['max-redemptions'] === undefined ? undefined : Number(args['max-redemptions']),
       }),
+    api: (args) => ({
+      method: 'POST',
+      path: '/v1/admin/coupons',
+      body: {
+        code: required(args, 'code'),
+        credits_usdc: required(args, 'credits-usdc'),
+        description: required(args, 'description'),
+        ...(args['expires-at'] ? { expires_at: args['expires-at'] } : {}),
+        ...(args['max-redemptions'] === undefined
+          ? {}
+          : { max_redemptions: Number(args['max-redemptions']) }),
+      },
+    }),
   },
   ...providerAdminCommands,
   ...mailAdminCommands,
   ...payoutAdminCommands,
 ];
+
+/**
+ * The running service at `url`, if one answers /healthz within a second: then the admin commands go
+ * through its admin API, since it holds the embedded database (a second opener is refused).
+ */
+export async function runningService(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs an admin command over the admin API; returns the answer's `data`, or throws its error. */
+export async function runOverApi(
+  cmd: AdminCommand,
+  args: Record<string, string | undefined>,
+  url: string,
+  adminToken: string,
+): Promise<unknown> {
+  if (!cmd.api) {
+    throw new Error(
+      `svc admin ${cmd.name} needs the database, which the service running at ${url} holds: stop the service first`,
+    );
+  }
+  const req = cmd.api(args);
+  const res = await fetch(`${url}${req.path}`, {
+    method: req.method,
+    headers: {
+      authorization: `Bearer ${adminToken}`,
+      ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(req.idempotencyKey ? { 'idempotency-key': req.idempotencyKey } : {}),
+    },
+    ...(req.body === undefined ? {} : { body: JSON.stringify(req.body) }),
+  });
+  const text = await res.text();
+  let json: { data?: unknown; error?: { code: string; message: string; details?: { errors?: unknown } } };
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`${url} answered ${res.status}: ${text.slice(0, 200)}`);
+  }
+  if (!res.ok) {
+    const errors = json.error?.details?.errors as { path: string; message: string }[] | undefined;
+    const detail = errors?.length
+      ? errors.map((e) => `${e.path || 'body'} ${e.message}`).join('; ')
+      : undefined;
+    throw new Error(
+      `${json.error?.code ?? res.status}: ${detail ?? json.error?.message ?? text.slice(0, 200)}`,
+    );
+  }
+  return json.data ?? json;
+}

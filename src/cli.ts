@@ -1,12 +1,12 @@
 // `svc` command line. Admin sub-commands call the same service functions as the admin API.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { adminCommands } from './cli-admin.js';
+import { adminCommands, runningService, runOverApi } from './cli-admin.js';
 import { EXIT, runUserCommand, userCommands, userCommandsHelp } from './cli-user.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
-import { closeDeps, createDeps } from './deps.js';
+import { closeDeps, createDeps, loadSecrets } from './deps.js';
 import { runDepositCli } from './modules/deposits/index.js';
 import { subscribeModules } from './wiring.js';
 
@@ -118,14 +118,23 @@ async function main(argv: string[]) {
       return 0;
     }
     case 'admin': {
+      // A running service holds the embedded database: talk to it over its admin API instead.
+      const serviceUrl = (process.env.SVC_URL ?? config.publicUrl).replace(/\/$/, '');
+      const cmd = adminCommands.find((c) => c.name === sub);
+      if (sub === 'token') {
+        console.log(loadSecrets(config).adminToken);
+        return 0;
+      }
+      if (cmd && (await runningService(serviceUrl))) {
+        const { values } = parseArgs({ args: rest, options: cmd.options, allowPositionals: false });
+        const token = loadSecrets(config).adminToken;
+        const result = await runOverApi(cmd, values as Record<string, string | undefined>, serviceUrl, token);
+        console.log(JSON.stringify(result, null, 2));
+        return 0;
+      }
       const deps = await createDeps(config);
       subscribeModules(deps);
       try {
-        if (sub === 'token') {
-          console.log(deps.secrets.adminToken);
-          return 0;
-        }
-        const cmd = adminCommands.find((c) => c.name === sub);
         if (!cmd) return unknownCommand(`admin ${sub ?? ''}`.trim());
         const { values } = parseArgs({ args: rest, options: cmd.options, allowPositionals: false });
         const result = await cmd.run(deps, values as Record<string, string | undefined>);

@@ -17,6 +17,20 @@ export interface DomainEvents {
   'deposit.confirmed': [
     { id: string; accountId: string; txHash: string; amountCredits: bigint; newBalanceCredits: bigint },
   ];
+  /** A paid call ended (execution); see CallFinished. */
+  'call.finished': [CallFinished];
+  /** One debit statement carried `size` calls (1 = alone; more = coalesced into a batch). */
+  'debit.statement': [{ size: number }];
+}
+
+/**
+ * What happened to a paid call, for the business counters of /metrics (after the fact, never awaited).
+ * `refused`: the debit was refused (402/403/401); `charged`: settled with the provider's 2xx/4xx;
+ * `refunded`: the provider failed and the refund was written; `refund_pending`: left to the sweeper.
+ */
+export interface CallFinished {
+  outcome: 'charged' | 'refunded' | 'refund_pending' | 'refused';
+  credits: bigint;
 }
 
 export class EventBus extends EventEmitter<DomainEvents> {}

@@ -3,7 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
-export function registerMetrics(app: FastifyInstance) {
+/** Returns the app's registry, so the wiring can add the business counters next to the histogram. */
+export function registerMetrics(app: FastifyInstance): Registry {
   // One registry per app, so several apps in one process (tests) don't collide.
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -31,4 +32,5 @@ export function registerMetrics(app: FastifyInstance) {
       return registry.metrics();
     },
   );
+  return registry;
 }

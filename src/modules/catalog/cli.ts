@@ -14,14 +14,16 @@ function option(args: Record<string, string | undefined>, name: string): string 
   return v;
 }
 
-function readProviderFile(file: string) {
-  let json: unknown;
+function readJsonFile(file: string): unknown {
   try {
-    json = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+    return JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
   } catch (err) {
     throw new Error(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return parseProviderInput(json);
+}
+
+function readProviderFile(file: string) {
+  return parseProviderInput(readJsonFile(file));
 }
 
 /** Validation errors list every field on the terminal, not only the first. */
@@ -53,6 +55,11 @@ export const providerAdminCommands: AdminCommand[] = [
           provider_secret: secret,
         };
       }),
+    api: (args) => ({
+      method: 'POST',
+      path: '/v1/admin/providers',
+      body: readJsonFile(option(args, 'file')),
+    }),
   },
   {
     name: 'replace-provider',
@@ -68,6 +75,11 @@ export const providerAdminCommands: AdminCommand[] = [
         );
         return adminProviderView(provider, await loadEndpointQuality(deps.db.orm, provider.id));
       }),
+    api: (args) => ({
+      method: 'PUT',
+      path: `/v1/admin/providers/${encodeURIComponent(option(args, 'provider'))}`,
+      body: readJsonFile(option(args, 'file')),
+    }),
   },
   {
     name: 'delete-provider',
@@ -79,5 +91,9 @@ export const providerAdminCommands: AdminCommand[] = [
         await deleteProvider(deps, option(args, 'provider'));
         return { provider_id: args.provider, deleted: true };
       }),
+    api: (args) => ({
+      method: 'DELETE',
+      path: `/v1/admin/providers/${encodeURIComponent(option(args, 'provider'))}`,
+    }),
   },
 ];

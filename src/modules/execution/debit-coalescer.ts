@@ -38,11 +38,18 @@ export class DebitCoalescer {
   private group: Waiting[] = [];
   private inFlight = 0;
 
-  constructor(private readonly db: Database) {}
+  /** `onStatement(n)`: one debit statement carried n calls (the batch-size counter of /metrics). */
+  constructor(
+    private readonly db: Database,
+    private readonly onStatement: (size: number) => void = () => {},
+  ) {}
 
   /** undefined = not debited without an alert: take the transactional path (which also explains refusals). */
   async debit(input: DebitForCallInput): Promise<DebitResult | undefined> {
-    if (input.idempotencyKey !== null) return debitForCallQuick(this.db, input);
+    if (input.idempotencyKey !== null) {
+      this.onStatement(1);
+      return debitForCallQuick(this.db, input);
+    }
     const queue = this.busy.get(input.accountId);
     if (queue) {
       return new Promise((resolve, reject) => queue.push({ input, resolve, reject }));
@@ -75,6 +82,7 @@ export class DebitCoalescer {
   }
 
   private async runGroup(batch: Waiting[]) {
+    this.onStatement(batch.length);
     if (batch.length === 1) {
       const [only] = batch as [Waiting];
       await debitForCallQuick(this.db, only.input).then(only.resolve, only.reject);
@@ -102,6 +110,7 @@ export class DebitCoalescer {
         return;
       }
       const batch = queue.splice(0, MAX_BATCH);
+      this.onStatement(batch.length);
       if (batch.length === 1) {
         const [only] = batch as [Waiting];
         await debitForCallQuick(this.db, only.input).then(only.resolve, only.reject);

@@ -41,7 +41,7 @@ export function createExecutionRuntime(deps: AppDeps, log: FastifyBaseLogger): E
     resolver,
     agent,
     settleQueue,
-    debits: new DebitCoalescer(deps.db),
+    debits: new DebitCoalescer(deps.db, (size) => deps.events.emit('debit.statement', { size })),
     close() {
       closed ??= (async () => {
         deps.events.off('catalog.changed', onCatalogChanged);

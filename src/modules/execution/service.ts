@@ -70,6 +70,7 @@ export async function executeCall(app: ExecutionContext, input: ExecuteInput): P
     // A refusal explained by the database, or a key already claimed (its insert ran only after the key
     // and status checks passed): auth has been decided either way.
     if (err instanceof AppError || isUniqueViolation(err)) input.onAuthChecked?.();
+    if (err instanceof AppError) deps.events.emit('call.finished', { outcome: 'refused', credits: 0n });
     if (key !== undefined && hash !== null && isUniqueViolation(err)) {
       const stored: StoredResponse = await replayFor(deps.db.orm, input.accountId, key, hash);
       return { ...stored, replayed: true };
@@ -114,6 +115,7 @@ export async function executeCall(app: ExecutionContext, input: ExecuteInput): P
           : {}),
       });
     } catch {
+      deps.events.emit('call.finished', { outcome: 'refund_pending', credits: endpoint.priceCredits });
       // The database is down: the call row stays pending and the sweeper refunds it once the deadline
       // passes (docs/execution.md). The agent still gets the provider's 502/504, told the refund is pending
       // (the error handler logs it with details.refund).
@@ -125,6 +127,7 @@ export async function executeCall(app: ExecutionContext, input: ExecuteInput): P
         { ...details, refund: 'pending' },
       );
     }
+    deps.events.emit('call.finished', { outcome: 'refunded', credits: endpoint.priceCredits });
     throw error;
   }
 
@@ -158,6 +161,7 @@ export async function executeCall(app: ExecutionContext, input: ExecuteInput): P
   // A call with an Idempotency-Key waits for it, so that a retry finds the stored answer.
   if (keep) await rt.settleQueue.settle(record);
   else rt.settleQueue.record(record);
+  deps.events.emit('call.finished', { outcome: 'charged', credits: endpoint.priceCredits });
   return { status, body, replayed: false };
 }
 

@@ -15,7 +15,7 @@ import {
 export { mailAdminCommands } from './cli.js';
 export { subscribeDepositMails } from './deposit-mail.js';
 export { emailDeliveryJob, emailDigestsJob, notificationJobs, unusualActivityJob } from './jobs.js';
-export { type EmailKind, enqueueEmail } from './outbox.js';
+export { type EmailKind, enqueueEmail, outboxDepth } from './outbox.js';
 
 /** Attaches the mails to the hooks of the modules that cause them. Safe to call again (replaces). */
 export function subscribeNotifications(deps: AppDeps): void {

@@ -158,6 +158,16 @@ export async function outboxSummary(ex: Executor): Promise<OutboxSummary> {
   return { counts, undelivered };
 }
 
+/** E-mails waiting to be sent (pending) and given up (failed): the mail queue gauge of /metrics. */
+export async function outboxDepth(ex: Executor): Promise<{ pending: number; failed: number }> {
+  const r = await rows<{ pending: number; failed: number }>(
+    ex,
+    sql`SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending,
+               count(*) FILTER (WHERE status = 'failed')::int AS failed FROM email_outbox`,
+  );
+  return { pending: Number(r[0]?.pending ?? 0), failed: Number(r[0]?.failed ?? 0) };
+}
+
 /** Puts failed rows (one, or all) back in the queue, due at `now` with a fresh attempt count. */
 export async function requeueFailed(ex: Executor, now: Date, id?: string): Promise<number> {
   const requeued = await rows<{ id: string }>(

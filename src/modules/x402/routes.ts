@@ -114,7 +114,13 @@ export const x402Routes: FastifyPluginAsyncTypebox = async (app) => {
             ...ErrorShapeA,
             description: 'SVC-EXE-005: provider timed out, not settled',
           }),
-          '4xx': Type.Unsafe<unknown>({ ...PaidAnswer, description: "The provider's other 4xx: settled" }),
+          // Also the schema Fastify serialises every other 4xx with (429, 413, 415…), so it must admit our
+          // error shape too, not only the provider's answer.
+          '4xx': Type.Unsafe<unknown>(
+            Type.Union([PaidAnswer, ErrorShapeA], {
+              description: "The provider's other 4xx: settled; or an error of ours (413, 415, 429…)",
+            }),
+          ),
         },
       },
     },

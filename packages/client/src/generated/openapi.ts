@@ -6463,7 +6463,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The provider's other 4xx: settled */
+                /** @description The provider's other 4xx: settled; or an error of ours (413, 415, 429…) */
                 "4XX": {
                     headers: {
                         [name: string]: unknown;
@@ -6483,6 +6483,14 @@ export interface paths {
                                     transaction: string;
                                 };
                                 provider_id: string;
+                            };
+                        } | {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
                             };
                         };
                     };
