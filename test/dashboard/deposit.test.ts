@@ -8,11 +8,11 @@ import { usdcAbi } from '../../src/modules/chain/index.js';
 import { checkLedgerInvariants } from '../../src/modules/ledger/service.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import {
+  expectAccessible as accessible,
   type Browser,
   launchBrowser,
+  openPage,
   type Served,
-  screenshot,
-  seriousViolations,
   serveApp,
 } from './browser.js';
 
@@ -41,10 +41,8 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-async function open(hash: string, heading: string) {
-  await page.goto(`${served.base}/dashboard#${hash}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
+const open = (hash: string, heading: string) => openPage(page, served, hash, heading);
+const expectAccessible = (name: string) => accessible(page, name);
 
 async function devWallet() {
   const key = await page.evaluate(() => localStorage.getItem('svc.devWalletKey'));
@@ -127,8 +125,3 @@ describe('deposit page on a devnet chain', { timeout: 120_000 }, () => {
     expect(cspErrors).toEqual([]);
   });
 });
-
-async function expectAccessible(name: string) {
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-  await screenshot(page, name);
-}
