@@ -33,6 +33,7 @@ import { keysRoutes } from './modules/keys/index.js';
 import { ledgerAdminRoutes } from './modules/ledger/index.js';
 import { collectRouteSchemas, mcpRoutes } from './modules/mcp/index.js';
 import { subscribeDepositMails } from './modules/notifications/index.js';
+import { providerRoutes } from './modules/providers/index.js';
 import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
 import { walletRoutes } from './modules/wallet/index.js';
 import { createX402Runtime, x402Routes } from './modules/x402/index.js';
@@ -161,6 +162,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(authRoutes, { rateLimitStatus });
   await app.register(keysRoutes);
   await app.register(catalogRoutes);
+  await app.register(providerRoutes);
   await app.register(discoveryRoutes);
   await app.register(ledgerAdminRoutes);
   await app.register(executionRoutes);

@@ -38,6 +38,12 @@ export const ERRORS = {
     title: 'Gateway Timeout',
     message: 'Provider timed out; the call was refunded',
   },
+  'SVC-EXE-006': {
+    status: 409,
+    shape: 'A',
+    title: 'Conflict',
+    message: 'The endpoint costs more than X-Svc-Max-Price-Usdc; nothing was charged',
+  },
   'SVC-PAY-001': { status: 402, shape: 'A', title: 'Payment Required', message: 'Insufficient balance' },
   'SVC-PAY-002': { status: 400, shape: 'A', title: 'Bad Request', message: 'Transaction not found on-chain' },
   'SVC-PAY-003': { status: 409, shape: 'A', title: 'Conflict', message: 'Transaction already processed' },

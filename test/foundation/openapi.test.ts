@@ -29,6 +29,14 @@ const ANSWERS: Record<string, (number | string)[]> = {
   'POST /v1/admin/providers': [201, 400, 401, 404, 409],
   'PUT /v1/admin/providers/{providerId}': [200, 400, 401, 404, 409],
   'DELETE /v1/admin/providers/{providerId}': [200, 400, 401, 404],
+  'POST /v1/admin/providers/{providerId}/approve': [200, 400, 401, 404],
+  'POST /v1/provider/listings': [201, 400, 401, 403, 409],
+  'GET /v1/provider/listings': [200, 401, 403],
+  'GET /v1/provider/listings/{providerId}': [200, 400, 401, 403, 404],
+  'PUT /v1/provider/listings/{providerId}': [200, 400, 401, 403, 404],
+  'DELETE /v1/provider/listings/{providerId}': [200, 400, 401, 403, 404],
+  'GET /v1/provider/payout-wallet': [200, 401, 403],
+  'PUT /v1/provider/payout-wallet': [200, 400, 401, 403],
   'POST /v1/admin/coupons': [201, 400, 401, 409],
   'POST /v1/auth/login': [202, 400],
   'POST /v1/auth/verify': [200, 400, 401, 403],
@@ -63,7 +71,7 @@ const ANSWERS: Record<string, (number | string)[]> = {
   'GET /v1/billing/alerts': [200, 401, 403],
   'PUT /v1/billing/alerts': [200, 400, 401, 403],
   'POST /v1/billing/coupons/redeem': [200, 400, 401, 403, 404, 409, 410],
-  'POST /x402/{providerId}/{slug}': [200, 400, 402, 404, 502, 504, '4XX'],
+  'POST /x402/{providerId}/{slug}': [200, 400, 402, 404, 409, 502, 504, '4XX'],
   'GET /discovery/resources': [200, 400],
 };
 

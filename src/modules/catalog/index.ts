@@ -1,5 +1,6 @@
 // The catalogue: providers and their endpoints (tables `providers`, `endpoints`), their public and admin
-// routes, request signing towards providers, and the `svc admin provider-*` commands.
+// routes, request signing towards providers, and the `svc admin provider-*` commands. Self-service
+// listings (the providers module) write through the same functions as the admin API.
 export { providerAdminCommands } from './cli.js';
 export {
   type CatalogueEndpoint,
@@ -8,11 +9,28 @@ export {
   type EndpointQuality,
   findEndpoint,
   findProvider,
+  listOwnedProviders,
+  liveProvider,
   loadCatalogue,
   loadEndpointQuality,
 } from './repo.js';
 export { catalogRoutes } from './routes.js';
-export { registerProvider } from './service.js';
+export {
+  AdminProviderView,
+  CreatedProviderView,
+  type ProviderInput,
+  ProviderInputSchema,
+  ProviderParams,
+  type ProviderStatus,
+} from './schemas.js';
+export {
+  createProvider,
+  deleteProvider,
+  registerProvider,
+  replaceProvider,
+  setProviderStatus,
+  validateProviderInput,
+} from './service.js';
 export {
   CALL_ID_HEADER,
   SIGNATURE_HEADER,
@@ -21,3 +39,4 @@ export {
   TIMESTAMP_HEADER,
   verifyProviderSignature,
 } from './signature.js';
+export { loadAdminProviderView, loadCreatedProviderView } from './views.js';

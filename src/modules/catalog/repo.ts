@@ -2,7 +2,7 @@
 // exported loaders here rather than querying the tables themselves.
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, one, rows, toIso } from '../../db/index.js';
-import type { Category, EndpointInput, HttpMethod, ParameterInput } from './schemas.js';
+import type { Category, EndpointInput, HttpMethod, ParameterInput, ProviderStatus } from './schemas.js';
 
 export interface ResponseField {
   type: string;
@@ -34,6 +34,10 @@ export interface CatalogueProvider {
   /** Never public: where execution forwards calls. */
   baseUrl: string;
   tags: string[];
+  /** The account that listed it (self-service) or that the operator named; null for operator listings. */
+  ownerAccountId: string | null;
+  /** Only 'active' providers are visible to callers (see liveProvider). */
+  status: ProviderStatus;
   createdAt: string;
   updatedAt: string;
   endpoints: CatalogueEndpoint[];
@@ -63,6 +67,8 @@ export interface ProviderRow {
   baseUrl: string;
   tags: string[];
   secretCiphertext: string;
+  ownerAccountId: string | null;
+  status: ProviderStatus;
 }
 
 interface ProviderDbRow {
@@ -73,6 +79,8 @@ interface ProviderDbRow {
   website: string | null;
   base_url: string;
   tags: string[];
+  owner_account_id: string | null;
+  status: ProviderStatus;
   created_at: string;
   updated_at: string;
   endpoints: EndpointJson[];
@@ -92,7 +100,7 @@ interface EndpointJson {
 
 // json_agg keeps one round trip per page; bigint travels as text so it never passes through a float.
 const PROVIDER_COLUMNS = sql`p.id, p.name, p.description, p.category, p.website, p.base_url,
-  to_json(p.tags) AS tags, p.created_at, p.updated_at,
+  to_json(p.tags) AS tags, p.owner_account_id, p.status, p.created_at, p.updated_at,
   COALESCE((
     SELECT json_agg(json_build_object(
       'slug', e.slug, 'method', e.method, 'path', e.path, 'description', e.description,
@@ -111,6 +119,8 @@ function toProvider(row: ProviderDbRow): CatalogueProvider {
     website: row.website,
     baseUrl: row.base_url,
     tags: row.tags,
+    ownerAccountId: row.owner_account_id,
+    status: row.status,
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     endpoints: row.endpoints.map((e) => ({
@@ -136,14 +146,33 @@ async function selectProviders(ex: Executor, where: SQL, tail: SQL = sql``): Pro
   return found.map(toProvider);
 }
 
-/** One provider with its endpoints, or undefined. */
+/**
+ * The one rule of which providers callers see (public catalogue, discovery, execution, x402, MCP): a
+ * provider waiting for review (a self-service listing outside devnet) is invisible until approved.
+ * `alias` is the providers table's alias in the caller's query.
+ */
+export function liveProvider(alias: string): SQL {
+  return sql`${sql.identifier(alias)}.status = 'active'`;
+}
+
+/** One provider with its endpoints, or undefined, whatever its status (admin and owner views). */
 export async function findProvider(ex: Executor, providerId: string) {
   return (await selectProviders(ex, sql`p.id = ${providerId}`))[0];
 }
 
-/** The whole catalogue (every stored provider is live), ordered by provider id. */
+/** One provider as callers see it: undefined when unknown or not live. */
+export async function findLiveProvider(ex: Executor, providerId: string) {
+  return (await selectProviders(ex, sql`p.id = ${providerId} AND ${liveProvider('p')}`))[0];
+}
+
+/** The providers an account owns, whatever their status, in id order. */
+export async function listOwnedProviders(ex: Executor, ownerAccountId: string) {
+  return selectProviders(ex, sql`p.owner_account_id = ${ownerAccountId}`);
+}
+
+/** The whole live catalogue, ordered by provider id. */
 export async function loadCatalogue(ex: Executor): Promise<CatalogueProvider[]> {
-  return selectProviders(ex, sql`TRUE`);
+  return selectProviders(ex, liveProvider('p'));
 }
 
 /** A page of providers in id order after `afterId`; fetches limit + 1 so the caller knows has_more. */
@@ -151,15 +180,15 @@ export async function listProviderPage(
   ex: Executor,
   opts: { afterId?: string | undefined; category?: Category | undefined; limit: number },
 ): Promise<CatalogueProvider[]> {
-  const conditions: SQL[] = [sql`TRUE`];
+  const conditions: SQL[] = [liveProvider('p')];
   if (opts.afterId !== undefined) conditions.push(sql`p.id > ${opts.afterId}`);
   if (opts.category !== undefined) conditions.push(sql`p.category = ${opts.category}`);
   return selectProviders(ex, sql.join(conditions, sql` AND `), sql`LIMIT ${opts.limit + 1}`);
 }
 
-/** Provider and endpoint for an execution, or undefined parts when either is unknown. */
+/** Provider and endpoint for an execution, or undefined parts when either is unknown or not live. */
 export async function findEndpoint(ex: Executor, providerId: string, slug: string) {
-  const provider = await findProvider(ex, providerId);
+  const provider = await findLiveProvider(ex, providerId);
   return { provider, endpoint: provider?.endpoints.find((e) => e.slug === slug) };
 }
 
@@ -220,23 +249,43 @@ export async function secretCiphertextOf(ex: Executor, providerId: string): Prom
 export async function insertProviderRow(ex: Executor, p: ProviderRow, now: Date): Promise<void> {
   await ex.execute(sql`
     INSERT INTO providers (id, name, description, category, website, base_url, tags, secret_ciphertext,
-                           created_at, updated_at)
+                           owner_account_id, status, created_at, updated_at)
     VALUES (${p.id}, ${p.name}, ${p.description}, ${p.category}, ${p.website}, ${p.baseUrl},
-            ${textArray(p.tags)}, ${p.secretCiphertext}, ${now.toISOString()}, ${now.toISOString()})`);
+            ${textArray(p.tags)}, ${p.secretCiphertext}, ${p.ownerAccountId}, ${p.status},
+            ${now.toISOString()}, ${now.toISOString()})`);
 }
 
-/** Replaces the descriptive fields; id, secret and created_at stay. Returns false for an unknown id. */
+/**
+ * Replaces the descriptive fields; id, secret, status and created_at stay, and the owner too unless
+ * `ownerAccountId` is given (null clears it). Returns false for an unknown id.
+ */
 export async function updateProviderRow(
   ex: Executor,
-  p: Omit<ProviderRow, 'secretCiphertext'>,
+  p: Omit<ProviderRow, 'secretCiphertext' | 'status' | 'ownerAccountId'> & { ownerAccountId?: string | null },
   now: Date,
 ): Promise<boolean> {
+  const owner = p.ownerAccountId === undefined ? sql`owner_account_id` : sql`${p.ownerAccountId}`;
   const row = await one(
     ex,
     sql`UPDATE providers SET name = ${p.name}, description = ${p.description}, category = ${p.category},
           website = ${p.website}, base_url = ${p.baseUrl}, tags = ${textArray(p.tags)},
-          updated_at = ${now.toISOString()}
+          owner_account_id = ${owner}, updated_at = ${now.toISOString()}
         WHERE id = ${p.id} RETURNING id`,
+  );
+  return row !== undefined;
+}
+
+/** Returns false for an unknown id. updated_at moves, so other instances' caches notice the change. */
+export async function updateProviderStatus(
+  ex: Executor,
+  providerId: string,
+  status: ProviderStatus,
+  now: Date,
+): Promise<boolean> {
+  const row = await one(
+    ex,
+    sql`UPDATE providers SET status = ${status}, updated_at = ${now.toISOString()}
+        WHERE id = ${providerId} RETURNING id`,
   );
   return row !== undefined;
 }

@@ -4,21 +4,27 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors/catalogue.js';
 import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { ErrorShapeA, envelope, envelopeWithPagination } from '../../http/envelope.js';
-import { findProvider, listProviderPage, loadEndpointQuality } from './repo.js';
+import { findLiveProvider, listProviderPage, loadEndpointQuality } from './repo.js';
 import {
+  AdminProviderInputSchema,
   AdminProviderResponse,
   CreatedProviderResponse,
   DeletedProviderResponse,
   EndpointParams,
   EndpointResponse,
   ListProvidersQuery,
-  ProviderInputSchema,
   ProviderListResponse,
   ProviderParams,
   ProviderResponse,
 } from './schemas.js';
 import { createProvider, deleteProvider, replaceProvider } from './service.js';
-import { adminProviderView, endpointDetailView, providerSummaryView, providerView } from './views.js';
+import {
+  endpointDetailView,
+  loadAdminProviderView,
+  loadCreatedProviderView,
+  providerSummaryView,
+  providerView,
+} from './views.js';
 
 const errors = { 400: ErrorShapeA, 401: ErrorShapeA, 404: ErrorShapeA, 409: ErrorShapeA };
 
@@ -33,15 +39,13 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['admin'],
         summary: 'Create a provider; the answer carries provider_secret, shown only here',
         security: adminSecurity,
-        body: ProviderInputSchema,
+        body: AdminProviderInputSchema,
         response: { 201: CreatedProviderResponse, ...errors },
       },
       config: { auth: 'admin' },
     },
     async (request, reply) => {
-      const { provider, secret } = await createProvider(deps, request.body);
-      const quality = await loadEndpointQuality(deps.db.orm, provider.id);
-      const data = { ...adminProviderView(provider, quality), provider_secret: secret };
+      const data = await loadCreatedProviderView(deps.db.orm, await createProvider(deps, request.body));
       return reply.status(201).send(envelope(request, data));
     },
   );
@@ -54,15 +58,14 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Replace a provider and its endpoints (the secret is kept)',
         security: adminSecurity,
         params: ProviderParams,
-        body: ProviderInputSchema,
+        body: AdminProviderInputSchema,
         response: { 200: AdminProviderResponse, ...errors },
       },
       config: { auth: 'admin' },
     },
     async (request) => {
       const provider = await replaceProvider(deps, request.params.providerId, request.body);
-      const quality = await loadEndpointQuality(deps.db.orm, provider.id);
-      return envelope(request, adminProviderView(provider, quality));
+      return envelope(request, await loadAdminProviderView(deps.db.orm, provider));
     },
   );
 
@@ -126,7 +129,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { providerId } = request.params;
-      const provider = await findProvider(deps.db.orm, providerId);
+      const provider = await findLiveProvider(deps.db.orm, providerId);
       if (!provider) throw new AppError('SVC-EXE-001', `Provider ${providerId} not found`);
       const quality = await loadEndpointQuality(deps.db.orm, providerId);
       return envelope(request, providerView(provider, quality));
@@ -145,7 +148,7 @@ export const catalogRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { providerId, slug } = request.params;
-      const provider = await findProvider(deps.db.orm, providerId);
+      const provider = await findLiveProvider(deps.db.orm, providerId);
       if (!provider) throw new AppError('SVC-EXE-001', `Provider ${providerId} not found`);
       const endpoint = provider.endpoints.find((e) => e.slug === slug);
       if (!endpoint)

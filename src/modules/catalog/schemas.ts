@@ -109,6 +109,22 @@ export const ProviderInputSchema = Type.Object(
 );
 export type ProviderInput = Static<typeof ProviderInputSchema>;
 
+/**
+ * What the admin API takes: the provider body plus, optionally, the account that owns the listing (its
+ * earnings go to that account; null clears it; absent on a replace keeps the current owner).
+ */
+export const AdminProviderInputSchema = Type.Object(
+  {
+    ...ProviderInputSchema.properties,
+    owner_account_id: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type AdminProviderInput = Static<typeof AdminProviderInputSchema>;
+
+export const PROVIDER_STATUSES = ['active', 'pending_review'] as const;
+export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
+
 // ---- public shapes ----
 
 export const PricingView = Type.Object({
@@ -172,6 +188,8 @@ export const EndpointDetailView = Type.Object({
 export const AdminProviderView = Type.Object({
   ...providerFields,
   base_url: Type.String(),
+  owner_account_id: Type.Union([Type.String(), Type.Null()]),
+  status: StringEnum(PROVIDER_STATUSES),
   endpoints: Type.Array(
     Type.Object({
       ...EndpointView.properties,

@@ -2,7 +2,7 @@
 // samples). The admin API, the CLI and the samples all come through here. Every write is one
 // transaction and is announced on `catalog.changed` after it commits.
 
-import { isUniqueViolation } from '../../db/index.js';
+import { isUniqueViolation, pgErrorCode, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
 import { providerEgressPolicy, providerUrlRefusal } from '../../lib/egress.js';
@@ -18,8 +18,9 @@ import {
   replaceEndpointRows,
   secretCiphertextOf,
   updateProviderRow,
+  updateProviderStatus,
 } from './repo.js';
-import type { ProviderInput } from './schemas.js';
+import type { AdminProviderInput, ProviderInput, ProviderStatus } from './schemas.js';
 import { checkProviderInput } from './validate.js';
 
 type CatalogDeps = Pick<AppDeps, 'db' | 'clock' | 'events' | 'secrets' | 'config'>;
@@ -55,7 +56,10 @@ export function slugifyProviderName(name: string): string {
   return slug || 'provider';
 }
 
-function rowOf(input: ProviderInput, id: string): Omit<ProviderRow, 'secretCiphertext'> {
+function rowOf(
+  input: ProviderInput,
+  id: string,
+): Omit<ProviderRow, 'secretCiphertext' | 'ownerAccountId' | 'status'> {
   return {
     id,
     name: input.name,
@@ -70,12 +74,30 @@ function rowOf(input: ProviderInput, id: string): Omit<ProviderRow, 'secretCiphe
 const pricesOf = (input: ProviderInput) =>
   input.endpoints.map((e) => usdcToCredits(e.pricing.price_per_call_usdc));
 
+/** owner_account_id names no account: the foreign key refused it, the transaction wrote nothing. */
+function rethrowUnknownOwner(err: unknown): never {
+  if (pgErrorCode(err) === '23503') {
+    throw new AppError('SVC-VAL-001', 'owner_account_id names no account', {
+      errors: [{ path: 'owner_account_id', message: 'names no account' }],
+    });
+  }
+  throw err;
+}
+
 function notFound(providerId: string): AppError {
   return new AppError('SVC-EXE-001', `Provider ${providerId} not found`);
 }
 
-/** Creates a provider with a fresh secret. 409 SVC-VAL-007 when the given id is taken. */
-export async function createProvider(deps: CatalogDeps, input: ProviderInput): Promise<ProviderWithSecret> {
+/**
+ * Creates a provider with a fresh secret, owned by `input.owner_account_id` (if any) and live unless
+ * `status` says it waits for review. 409 SVC-VAL-007 when the given id is taken; 400 when the owner
+ * names no account.
+ */
+export async function createProvider(
+  deps: CatalogDeps,
+  input: AdminProviderInput,
+  status: ProviderStatus = 'active',
+): Promise<ProviderWithSecret> {
   checkProviderInput(input);
   await checkProviderEgress(deps, input);
   const secret = newProviderSecret();
@@ -87,7 +109,13 @@ export async function createProvider(deps: CatalogDeps, input: ProviderInput): P
       const provider = await deps.db.orm.transaction(async (tx) => {
         const id = input.provider_id ?? freeId(derivedBase, await idsLike(tx, derivedBase));
         const now = deps.clock.now();
-        await insertProviderRow(tx, { ...rowOf(input, id), secretCiphertext: ciphertext }, now);
+        const row = {
+          ...rowOf(input, id),
+          secretCiphertext: ciphertext,
+          ownerAccountId: input.owner_account_id ?? null,
+          status,
+        };
+        await insertProviderRow(tx, row, now);
         await replaceEndpointRows(tx, id, input.endpoints, pricesOf(input));
         return findProvider(tx, id);
       });
@@ -95,7 +123,7 @@ export async function createProvider(deps: CatalogDeps, input: ProviderInput): P
       deps.events.emit('catalog.changed', { providerId: provider.id });
       return { provider, secret };
     } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
+      if (!isUniqueViolation(err)) rethrowUnknownOwner(err);
       if (input.provider_id !== undefined) {
         throw new AppError('SVC-VAL-007', `Provider ${input.provider_id} already exists`, {
           errors: [{ path: 'provider_id', message: 'is already taken' }],
@@ -114,22 +142,71 @@ function freeId(base: string, taken: Set<string>): string {
   }
 }
 
-/** Full replace of a provider's definition and endpoints; the secret stays. 404 SVC-EXE-001. */
-export async function replaceProvider(
+/**
+ * Every check a provider definition must pass before it is stored (the same for the admin API, the CLI,
+ * the samples and self-service listings): the field checks, and on a replace the path id. Answers 400
+ * SVC-VAL-001 with every field error. Writes nothing.
+ */
+export async function validateProviderInput(
   deps: CatalogDeps,
-  providerId: string,
   input: ProviderInput,
-): Promise<CatalogueProvider> {
-  if (input.provider_id !== undefined && input.provider_id !== providerId) {
+  pathProviderId?: string,
+): Promise<void> {
+  if (
+    pathProviderId !== undefined &&
+    input.provider_id !== undefined &&
+    input.provider_id !== pathProviderId
+  ) {
     throw new AppError('SVC-VAL-001', 'provider_id must match the provider id in the path', {
       errors: [{ path: 'provider_id', message: 'must match the provider id in the path' }],
     });
   }
   checkProviderInput(input);
   await checkProviderEgress(deps, input);
+}
+
+export interface ReplaceOptions {
+  /** Also set the status (an approval makes the listing live with its reviewed change). */
+  status?: ProviderStatus;
+  /** More writes that must commit or roll back with the replace (e.g. dropping a reviewed change). */
+  alsoInTransaction?: (tx: Tx) => Promise<void>;
+}
+
+/**
+ * Full replace of a provider's definition and endpoints; the secret and status stay, and the owner
+ * unless `input.owner_account_id` is given (null clears it). 404 SVC-EXE-001.
+ */
+export async function replaceProvider(
+  deps: CatalogDeps,
+  providerId: string,
+  input: AdminProviderInput,
+  opts: ReplaceOptions = {},
+): Promise<CatalogueProvider> {
+  await validateProviderInput(deps, input, providerId);
+  const row = { ...rowOf(input, providerId), ownerAccountId: input.owner_account_id };
+  const provider = await deps.db.orm
+    .transaction(async (tx) => {
+      const now = deps.clock.now();
+      if (!(await updateProviderRow(tx, row, now))) return undefined;
+      await replaceEndpointRows(tx, providerId, input.endpoints, pricesOf(input));
+      if (opts.status !== undefined) await updateProviderStatus(tx, providerId, opts.status, now);
+      await opts.alsoInTransaction?.(tx);
+      return findProvider(tx, providerId);
+    })
+    .catch(rethrowUnknownOwner);
+  if (!provider) throw notFound(providerId);
+  deps.events.emit('catalog.changed', { providerId });
+  return provider;
+}
+
+/** Sets a provider's status (an operator approving a listing). 404 SVC-EXE-001 for an unknown id. */
+export async function setProviderStatus(
+  deps: CatalogDeps,
+  providerId: string,
+  status: ProviderStatus,
+): Promise<CatalogueProvider> {
   const provider = await deps.db.orm.transaction(async (tx) => {
-    if (!(await updateProviderRow(tx, rowOf(input, providerId), deps.clock.now()))) return undefined;
-    await replaceEndpointRows(tx, providerId, input.endpoints, pricesOf(input));
+    if (!(await updateProviderStatus(tx, providerId, status, deps.clock.now()))) return undefined;
     return findProvider(tx, providerId);
   });
   if (!provider) throw notFound(providerId);

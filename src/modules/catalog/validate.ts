@@ -5,7 +5,12 @@ import type { ErrorObject } from 'ajv';
 import { AppError } from '../../errors/catalogue.js';
 import { strictAjv } from '../../http/validation.js';
 import { isUsdcString, usdcToCredits } from '../../lib/money.js';
-import { type ParameterInput, type ProviderInput, ProviderInputSchema } from './schemas.js';
+import {
+  type AdminProviderInput,
+  AdminProviderInputSchema,
+  type ParameterInput,
+  type ProviderInput,
+} from './schemas.js';
 
 export interface FieldError {
   path: string;
@@ -19,7 +24,7 @@ function invalid(errors: FieldError[]): AppError {
 }
 
 /** Throws SVC-VAL-001 listing every problem; returns the input otherwise. */
-export function checkProviderInput(input: ProviderInput): ProviderInput {
+export function checkProviderInput<T extends ProviderInput>(input: T): T {
   const errors: FieldError[] = [];
   const urlError = httpUrlError(input.base_url, true);
   if (urlError) errors.push({ path: 'base_url', message: urlError });
@@ -124,7 +129,7 @@ function parameterErrors(p: ParameterInput): FieldError[] {
   return errors;
 }
 
-const validateSchema = strictAjv.compile(ProviderInputSchema);
+const validateSchema = strictAjv.compile(AdminProviderInputSchema);
 
 function ajvErrors(items: ErrorObject[]): FieldError[] {
   return items.map((e) => {
@@ -138,7 +143,7 @@ function ajvErrors(items: ErrorObject[]): FieldError[] {
 }
 
 /** Schema + semantic checks for input that did not pass through a route (CLI, samples). */
-export function parseProviderInput(value: unknown): ProviderInput {
+export function parseProviderInput(value: unknown): AdminProviderInput {
   if (!validateSchema(value)) throw invalid(ajvErrors(validateSchema.errors ?? []));
-  return checkProviderInput(value as ProviderInput);
+  return checkProviderInput(value as AdminProviderInput);
 }

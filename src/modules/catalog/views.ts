@@ -1,11 +1,13 @@
 // Response shapes of the catalogue (SPEC.md 2.2/2.3 + quality) built from repo records. base_url and
 // secrets appear only in the admin view.
+import type { Executor } from '../../db/index.js';
 import { creditsToUsdcShort } from '../../lib/money.js';
 import {
   type CatalogueEndpoint,
   type CatalogueProvider,
   DEFAULT_QUALITY,
   type EndpointQuality,
+  loadEndpointQuality,
   qualityKey,
 } from './repo.js';
 
@@ -86,10 +88,25 @@ export function endpointDetailView(
   };
 }
 
+/** The admin (and owner) view of a provider with its quality rows loaded. */
+export async function loadAdminProviderView(ex: Executor, p: CatalogueProvider) {
+  return adminProviderView(p, await loadEndpointQuality(ex, p.id));
+}
+
+/** The answer to a create: the admin view plus the secret, shown this once. */
+export async function loadCreatedProviderView(
+  ex: Executor,
+  created: { provider: CatalogueProvider; secret: string },
+) {
+  return { ...(await loadAdminProviderView(ex, created.provider)), provider_secret: created.secret };
+}
+
 export function adminProviderView(p: CatalogueProvider, quality: Map<string, EndpointQuality>) {
   return {
     ...providerFields(p),
     base_url: p.baseUrl,
+    owner_account_id: p.ownerAccountId,
+    status: p.status,
     endpoints: p.endpoints.map((e) => ({
       ...endpointFields(e, quality),
       path: e.path,

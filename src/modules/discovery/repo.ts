@@ -2,7 +2,7 @@
 // noticing changes made by other instances, and the quality metrics of every endpoint.
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
-import { loadEndpointQuality } from '../catalog/index.js';
+import { liveProvider, loadEndpointQuality } from '../catalog/index.js';
 import type { CatalogueEndpoint, ParameterSpec, QualityMetrics } from './ranking/types.js';
 
 interface EndpointRow {
@@ -28,6 +28,7 @@ export async function loadCatalogue(db: Executor): Promise<CatalogueEndpoint[]> 
                p.category, to_json(p.tags) AS provider_tags, e.slug, e.method, e.description,
                to_json(e.tags) AS tags, e.parameters, e.response_schema, e.price_credits
         FROM endpoints e JOIN providers p ON p.id = e.provider_id
+        WHERE ${liveProvider('p')}
         ORDER BY p.id, e.slug`,
   );
   return result.map((r) => ({

@@ -9,6 +9,15 @@ export {
   type ExecutionRuntime,
   outcomesWritten,
 } from './runtime.js';
-export { type ExecuteInput, type ExecuteResult, executeCall, failureOf, validateParams } from './service.js';
+export {
+  checkMaxPrice,
+  type ExecuteInput,
+  type ExecuteResult,
+  executeCall,
+  failureOf,
+  MAX_PRICE_HEADER,
+  MaxPriceHeader,
+  validateParams,
+} from './service.js';
 export { refreshEndpointStats, refreshEndpointStatsJob } from './stats.js';
 export { SWEEP_MARGIN_MS, sweepAbandonedCalls, sweepAbandonedCallsJob } from './sweeper.js';

@@ -8,6 +8,7 @@ import { one } from '../../db/index.js';
 import { AppError } from '../../errors/catalogue.js';
 import { strictAjv } from '../../http/validation.js';
 import { decryptSecret } from '../../lib/secrets.js';
+import { liveProvider } from '../catalog/index.js';
 
 /** How long another instance's catalogue change can go unseen here. */
 export const RESOLVE_CACHE_TTL_MS = 5_000;
@@ -145,7 +146,7 @@ export class EndpointResolver {
       sql`SELECT p.id AS provider_id, p.base_url, p.secret_ciphertext, e.slug, e.method, e.path, e.parameters,
                  e.price_credits, e.timeout_ms
           FROM providers p LEFT JOIN endpoints e ON e.provider_id = p.id AND e.slug = ${slug}
-          WHERE p.id = ${providerId}`,
+          WHERE p.id = ${providerId} AND ${liveProvider('p')}`,
     );
     if (!row) throw new AppError('SVC-EXE-001', `Provider ${providerId} not found`);
     if (row.slug === null || row.price_credits === null || row.method === null) {

@@ -9,7 +9,7 @@ import { ErrorShapeA, ErrorShapeB } from '../../http/envelope.js';
 import { IdempotencyKeyHeader } from '../../http/idempotency.js';
 import { PathId } from '../../http/path-ids.js';
 import { accountOf, verifyDeferredCaller } from '../auth/index.js';
-import { executeCall } from './service.js';
+import { executeCall, MaxPriceHeader } from './service.js';
 
 /** Requests whose key and account status the debit statement has already checked. */
 const authChecked = new WeakSet<FastifyRequest>();
@@ -34,6 +34,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         headers: Type.Object({
           'idempotency-key': IdempotencyKeyHeader,
+          'x-svc-max-price-usdc': MaxPriceHeader,
         }),
         security: [{ apiKey: [] }, { bearer: [] }],
         // The handler sends pre-serialised text, so these schemas document the answers without filtering them.
@@ -74,7 +75,9 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           }),
           409: Type.Unsafe<unknown>({
             ...ErrorShapeA,
-            description: 'SVC-VAL-005: a request with this Idempotency-Key is in progress',
+            description:
+              'SVC-VAL-005: a request with this Idempotency-Key is in progress; SVC-EXE-006: the price is ' +
+              'above X-Svc-Max-Price-Usdc (nothing charged, provider not called)',
           }),
           422: Type.Unsafe<unknown>({
             ...ErrorShapeA,
@@ -140,6 +143,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         endpointSlug: request.params.endpointSlug,
         body: request.body,
         idempotencyKey: request.headers['idempotency-key'],
+        maxPriceUsdc: request.headers['x-svc-max-price-usdc'],
         elapsedMs: () => reply.elapsedTime,
         onAuthChecked: () => authChecked.add(request),
       });

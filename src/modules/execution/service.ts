@@ -2,11 +2,12 @@
 // resolve → validate → atomic debit (limits, balance, ledger entry, pending call row) → forward → settle.
 // Charged outcomes (2xx, 4xx) are group-committed; refunds are written in their own transaction before
 // the error is answered.
+import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError, errorBody } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
-import { creditsToUsdc } from '../../lib/money.js';
+import { creditsToUsdc, creditsToUsdcShort, isUsdcString, usdcToCredits } from '../../lib/money.js';
 import {
   type CallResultRecord,
   debitForCall,
@@ -29,6 +30,8 @@ export interface ExecuteInput {
   endpointSlug: string;
   body: unknown;
   idempotencyKey: string | undefined;
+  /** `X-Svc-Max-Price-Usdc`: the most the caller accepts to pay (the price it saw). */
+  maxPriceUsdc?: string | undefined;
   /** Milliseconds since the request arrived (for svc.latency_ms). */
   elapsedMs: () => number;
   /**
@@ -51,6 +54,7 @@ const DEBIT_ATTEMPTS = 3;
 export async function executeCall(app: ExecutionContext, input: ExecuteInput): Promise<ExecuteResult> {
   const { deps, execution: rt } = app;
   const endpoint = await rt.resolver.resolve(deps.db.orm, input.providerId, input.endpointSlug);
+  checkMaxPrice(endpoint, input.maxPriceUsdc);
   const params = validateParams(endpoint, input.body);
 
   const key = input.idempotencyKey;
@@ -155,6 +159,40 @@ export async function executeCall(app: ExecutionContext, input: ExecuteInput): P
   if (keep) await rt.settleQueue.settle(record);
   else rt.settleQueue.record(record);
   return { status, body, replayed: false };
+}
+
+/** The header that carries the most a caller accepts to pay for one call. */
+export const MAX_PRICE_HEADER = 'x-svc-max-price-usdc';
+/** Its route schema; the format is checked by checkMaxPrice for a clear message. */
+export const MaxPriceHeader = Type.Optional(
+  Type.String({ maxLength: 40, description: 'The most you accept to pay for this call, in USDC' }),
+);
+
+/**
+ * The caller's price guard, checked before anything is charged or forwarded: a price raised since the
+ * caller looked (an approved repricing) answers 409 SVC-EXE-006 instead of charging more. A malformed
+ * value is 400. No header, no guard.
+ */
+export function checkMaxPrice(
+  endpoint: Pick<ResolvedEndpoint, 'priceCredits'>,
+  maxPriceUsdc: string | undefined,
+) {
+  if (maxPriceUsdc === undefined) return;
+  const value = maxPriceUsdc.trim();
+  if (!isUsdcString(value)) {
+    const message = 'must be a USDC amount with at most 6 decimals, e.g. "0.01"';
+    throw new AppError('SVC-VAL-001', `${MAX_PRICE_HEADER} ${message}`, {
+      errors: [{ path: MAX_PRICE_HEADER, message }],
+    });
+  }
+  const max = usdcToCredits(value);
+  if (endpoint.priceCredits > max) {
+    throw new AppError(
+      'SVC-EXE-006',
+      `The endpoint costs ${creditsToUsdcShort(endpoint.priceCredits)} USDC, more than ${MAX_PRICE_HEADER} ${value}`,
+      { price_usdc: creditsToUsdcShort(endpoint.priceCredits), max_price_usdc: value },
+    );
+  }
 }
 
 export function validateParams(endpoint: ResolvedEndpoint, body: unknown): Record<string, unknown> {

@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { rows, toIso } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import { liveProvider } from '../catalog/index.js';
 import { parametersToSchema } from '../execution/index.js';
 import { requirementsFor } from './protocol.js';
 import type { X402Runtime } from './runtime.js';
@@ -32,12 +33,16 @@ export async function listResources(
     sql`SELECT e.provider_id, e.slug, coalesce(nullif(e.description, ''), p.name) AS description, e.parameters,
                e.response_schema, e.price_credits, e.timeout_ms, p.updated_at, count(*) OVER () AS total
         FROM endpoints e JOIN providers p ON p.id = e.provider_id
+        WHERE ${liveProvider('p')}
         ORDER BY e.provider_id, e.position, e.slug
         LIMIT ${limit} OFFSET ${offset}`,
   );
   let total = found[0] ? Number(found[0].total) : 0;
   if (found.length === 0 && offset > 0) {
-    const counted = await rows<{ n: bigint | string }>(deps.db.orm, sql`SELECT count(*) AS n FROM endpoints`);
+    const counted = await rows<{ n: bigint | string }>(
+      deps.db.orm,
+      sql`SELECT count(*) AS n FROM endpoints e JOIN providers p ON p.id = e.provider_id WHERE ${liveProvider('p')}`,
+    );
     total = Number(counted[0]?.n ?? 0);
   }
   return {

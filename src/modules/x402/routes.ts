@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors/catalogue.js';
 import { ErrorShapeA } from '../../http/envelope.js';
+import { MaxPriceHeader } from '../execution/index.js';
 import { listResources } from './discovery.js';
 import type { X402Runtime } from './runtime.js';
 import { handleX402Call } from './service.js';
@@ -86,6 +87,7 @@ export const x402Routes: FastifyPluginAsyncTypebox = async (app) => {
         headers: Type.Object({
           'payment-signature': Type.Optional(Type.String({ maxLength: 16384 })),
           'x-payment': Type.Optional(Type.String({ maxLength: 16384 })),
+          'x-svc-max-price-usdc': MaxPriceHeader,
         }),
         // The handler sends pre-serialised text, so these schemas document the answers without filtering them.
         response: {
@@ -99,6 +101,10 @@ export const x402Routes: FastifyPluginAsyncTypebox = async (app) => {
           404: Type.Unsafe<unknown>({
             ...ErrorShapeA,
             description: "SVC-EXE-001/002, or the provider's own 404 as {svc, data}",
+          }),
+          409: Type.Unsafe<unknown>({
+            ...ErrorShapeA,
+            description: 'SVC-EXE-006: the price is above X-Svc-Max-Price-Usdc (no payment taken)',
           }),
           502: Type.Unsafe<unknown>({
             ...ErrorShapeA,
@@ -119,6 +125,7 @@ export const x402Routes: FastifyPluginAsyncTypebox = async (app) => {
         endpointSlug: slug,
         body: request.body,
         paymentHeader: request.headers['payment-signature'] ?? request.headers['x-payment'],
+        maxPriceUsdc: request.headers['x-svc-max-price-usdc'],
         resourceUrl: x402Url(publicUrl, providerId, slug),
         elapsedMs: () => reply.elapsedTime,
         checkWalletLimit: async (payer) => {

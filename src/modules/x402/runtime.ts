@@ -13,6 +13,7 @@ import {
 } from 'viem';
 import { one, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
+import { liveProvider } from '../catalog/index.js';
 import {
   NoPlatformKey,
   type ReadyChain,
@@ -138,7 +139,7 @@ export function createX402Runtime(deps: AppDeps): X402Runtime {
         deps.db.orm,
         sql`SELECT coalesce(nullif(e.description, ''), p.name) AS description
             FROM endpoints e JOIN providers p ON p.id = e.provider_id
-            WHERE e.provider_id = ${providerId} AND e.slug = ${slug}`,
+            WHERE e.provider_id = ${providerId} AND e.slug = ${slug} AND ${liveProvider('p')}`,
       );
       return row?.description ?? `${providerId}/${slug}`;
     },

@@ -7,6 +7,7 @@ import { AppError } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc } from '../../lib/money.js';
 import {
+  checkMaxPrice,
   type ExecutionRuntime,
   failureOf,
   forwardToProvider,
@@ -45,6 +46,8 @@ export interface X402CallInput {
   body: unknown;
   /** `PAYMENT-SIGNATURE` (v2) or, failing that, `X-PAYMENT` (v1). */
   paymentHeader: string | undefined;
+  /** `X-Svc-Max-Price-Usdc`: checked before any payment is asked for or taken. */
+  maxPriceUsdc?: string | undefined;
   /** Absolute URL of this resource, as the 402 names it. */
   resourceUrl: string;
   /** Counts the call against the payer wallet's rate limit (throws 429), once the signature is proven. */
@@ -69,6 +72,7 @@ export async function handleX402Call(
   input: X402CallInput,
 ): Promise<X402Answer> {
   const endpoint = await exe.resolver.resolve(deps.db.orm, input.providerId, input.endpointSlug);
+  checkMaxPrice(endpoint, input.maxPriceUsdc);
   // Bad params cost nothing and reserve nothing: checked before any payment is looked at.
   const params = validateParams(endpoint, input.body);
   const terms = await rt.terms();

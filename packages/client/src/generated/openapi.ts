@@ -824,6 +824,7 @@ export interface paths {
                             timeout_ms?: number;
                         }[];
                         name: string;
+                        owner_account_id?: string | null;
                         provider_id?: string;
                         tags?: string[];
                         website?: string;
@@ -869,8 +870,11 @@ export interface paths {
                                     timeout_ms: number;
                                 }[];
                                 name: string;
+                                owner_account_id: string | null;
                                 provider_id: string;
                                 provider_secret: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_review";
                                 tags: string[];
                                 updated_at: string;
                                 website: string | null;
@@ -1032,6 +1036,7 @@ export interface paths {
                             timeout_ms?: number;
                         }[];
                         name: string;
+                        owner_account_id?: string | null;
                         provider_id?: string;
                         tags?: string[];
                         website?: string;
@@ -1077,7 +1082,10 @@ export interface paths {
                                     timeout_ms: number;
                                 }[];
                                 name: string;
+                                owner_account_id: string | null;
                                 provider_id: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_review";
                                 tags: string[];
                                 updated_at: string;
                                 website: string | null;
@@ -1244,6 +1252,139 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/providers/{providerId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve a listing: make it live, with its change waiting for review applied */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                base_url: string;
+                                category: string;
+                                created_at: string;
+                                description: string;
+                                endpoints: {
+                                    description: string;
+                                    method: string;
+                                    parameters: {
+                                        [key: string]: unknown;
+                                    };
+                                    path: string;
+                                    pricing: {
+                                        /** @enum {string} */
+                                        model: "per_call";
+                                        price_per_call_usdc: string;
+                                    };
+                                    quality: {
+                                        avg_latency_ms: number;
+                                        error_rate_pct: number;
+                                        total_calls: number;
+                                        uptime_pct: number;
+                                    };
+                                    response_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    slug: string;
+                                    tags: string[];
+                                    timeout_ms: number;
+                                }[];
+                                name: string;
+                                owner_account_id: string | null;
+                                provider_id: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_review";
+                                tags: string[];
+                                updated_at: string;
+                                website: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2978,6 +3119,8 @@ export interface paths {
                 query?: never;
                 header?: {
                     "idempotency-key"?: string;
+                    /** @description The most you accept to pay for this call, in USDC */
+                    "x-svc-max-price-usdc"?: string;
                 };
                 path: {
                     endpointSlug: string;
@@ -3122,7 +3265,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description SVC-VAL-005: a request with this Idempotency-Key is in progress */
+                /** @description SVC-VAL-005: a request with this Idempotency-Key is in progress; SVC-EXE-006: the price is above X-Svc-Max-Price-Usdc (nothing charged, provider not called) */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3675,6 +3818,942 @@ export interface paths {
                 };
                 /** @description Default Response */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The providers your account owns, with any change waiting for review */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                base_url: string;
+                                category: string;
+                                created_at: string;
+                                description: string;
+                                endpoints: {
+                                    description: string;
+                                    method: string;
+                                    parameters: {
+                                        [key: string]: unknown;
+                                    };
+                                    path: string;
+                                    pricing: {
+                                        /** @enum {string} */
+                                        model: "per_call";
+                                        price_per_call_usdc: string;
+                                    };
+                                    quality: {
+                                        avg_latency_ms: number;
+                                        error_rate_pct: number;
+                                        total_calls: number;
+                                        uptime_pct: number;
+                                    };
+                                    response_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    slug: string;
+                                    tags: string[];
+                                    timeout_ms: number;
+                                }[];
+                                name: string;
+                                owner_account_id: string | null;
+                                pending_change: {
+                                    listing: {
+                                        [key: string]: unknown;
+                                    };
+                                    requested_at: string;
+                                } | null;
+                                provider_id: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_review";
+                                tags: string[];
+                                updated_at: string;
+                                website: string | null;
+                            }[];
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** List a provider you own; provider_secret is shown only here (pending_review outside devnet) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        base_url: string;
+                        /** @enum {string} */
+                        category: "data_intelligence" | "ai_ml" | "communication" | "blockchain" | "utility";
+                        description: string;
+                        endpoints: {
+                            description: string;
+                            /** @enum {string} */
+                            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                            parameters: {
+                                [key: string]: {
+                                    default?: unknown;
+                                    description: string;
+                                    enum?: (string | number | boolean)[];
+                                    /** @enum {string} */
+                                    format?: "email" | "uri" | "date" | "date-time" | "uuid";
+                                    items?: {
+                                        /** @enum {string} */
+                                        type: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                                    };
+                                    maximum?: number;
+                                    maxItems?: number;
+                                    maxLength?: number;
+                                    minimum?: number;
+                                    minLength?: number;
+                                    pattern?: string;
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    type: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                                };
+                            };
+                            path?: string;
+                            pricing: {
+                                /** @enum {string} */
+                                model: "per_call";
+                                price_per_call_usdc: string;
+                            };
+                            response_schema?: {
+                                [key: string]: {
+                                    description?: string;
+                                    enum?: (string | number | boolean)[];
+                                    items?: {
+                                        /** @enum {string} */
+                                        type: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                                    };
+                                    /** @enum {string} */
+                                    type: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                                };
+                            };
+                            slug: string;
+                            tags?: string[];
+                            timeout_ms?: number;
+                        }[];
+                        name: string;
+                        provider_id?: string;
+                        tags?: string[];
+                        website?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                base_url: string;
+                                category: string;
+                                created_at: string;
+                                description: string;
+                                endpoints: {
+                                    description: string;
+                                    method: string;
+                                    parameters: {
+                                        [key: string]: unknown;
+                                    };
+                                    path: string;
+                                    pricing: {
+                                        /** @enum {string} */
+                                        model: "per_call";
+                                        price_per_call_usdc: string;
+                                    };
+                                    quality: {
+                                        avg_latency_ms: number;
+                                        error_rate_pct: number;
+                                        total_calls: number;
+                                        uptime_pct: number;
+                                    };
+                                    response_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    slug: string;
+                                    tags: string[];
+                                    timeout_ms: number;
+                                }[];
+                                name: string;
+                                owner_account_id: string | null;
+                                provider_id: string;
+                                provider_secret: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_review";
+                                tags: string[];
+                                updated_at: string;
+                                website: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider/listings/{providerId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your listings (another account’s is 404) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                base_url: string;
+                                category: string;
+                                created_at: string;
+                                description: string;
+                                endpoints: {
+                                    description: string;
+                                    method: string;
+                                    parameters: {
+                                        [key: string]: unknown;
+                                    };
+                                    path: string;
+                                    pricing: {
+                                        /** @enum {string} */
+                                        model: "per_call";
+                                        price_per_call_usdc: string;
+                                    };
+                                    quality: {
+                                        avg_latency_ms: number;
+                                        error_rate_pct: number;
+                                        total_calls: number;
+                                        uptime_pct: number;
+                                    };
+                                    response_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    slug: string;
+                                    tags: string[];
+                                    timeout_ms: number;
+                                }[];
+                                name: string;
+                                owner_account_id: string | null;
+                                pending_change: {
+                                    listing: {
+                                        [key: string]: unknown;
+                                    };
+                                    requested_at: string;
+                                } | null;
+                                provider_id: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_review";
+                                tags: string[];
+                                updated_at: string;
+                                website: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace your listing (secret kept); outside devnet a new base_url or a higher price waits for review */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        base_url: string;
+                        /** @enum {string} */
+                        category: "data_intelligence" | "ai_ml" | "communication" | "blockchain" | "utility";
+                        description: string;
+                        endpoints: {
+                            description: string;
+                            /** @enum {string} */
+                            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                            parameters: {
+                                [key: string]: {
+                                    default?: unknown;
+                                    description: string;
+                                    enum?: (string | number | boolean)[];
+                                    /** @enum {string} */
+                                    format?: "email" | "uri" | "date" | "date-time" | "uuid";
+                                    items?: {
+                                        /** @enum {string} */
+                                        type: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                                    };
+                                    maximum?: number;
+                                    maxItems?: number;
+                                    maxLength?: number;
+                                    minimum?: number;
+                                    minLength?: number;
+                                    pattern?: string;
+                                    required: boolean;
+                                    /** @enum {string} */
+                                    type: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                                };
+                            };
+                            path?: string;
+                            pricing: {
+                                /** @enum {string} */
+                                model: "per_call";
+                                price_per_call_usdc: string;
+                            };
+                            response_schema?: {
+                                [key: string]: {
+                                    description?: string;
+                                    enum?: (string | number | boolean)[];
+                                    items?: {
+                                        /** @enum {string} */
+                                        type: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                                    };
+                                    /** @enum {string} */
+                                    type: "string" | "number" | "integer" | "boolean" | "object" | "array";
+                                };
+                            };
+                            slug: string;
+                            tags?: string[];
+                            timeout_ms?: number;
+                        }[];
+                        name: string;
+                        provider_id?: string;
+                        tags?: string[];
+                        website?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                base_url: string;
+                                category: string;
+                                created_at: string;
+                                description: string;
+                                endpoints: {
+                                    description: string;
+                                    method: string;
+                                    parameters: {
+                                        [key: string]: unknown;
+                                    };
+                                    path: string;
+                                    pricing: {
+                                        /** @enum {string} */
+                                        model: "per_call";
+                                        price_per_call_usdc: string;
+                                    };
+                                    quality: {
+                                        avg_latency_ms: number;
+                                        error_rate_pct: number;
+                                        total_calls: number;
+                                        uptime_pct: number;
+                                    };
+                                    response_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    slug: string;
+                                    tags: string[];
+                                    timeout_ms: number;
+                                }[];
+                                name: string;
+                                owner_account_id: string | null;
+                                pending_change: {
+                                    listing: {
+                                        [key: string]: unknown;
+                                    };
+                                    requested_at: string;
+                                } | null;
+                                provider_id: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_review";
+                                tags: string[];
+                                updated_at: string;
+                                website: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete your listing and its endpoints */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    providerId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @enum {boolean} */
+                                deleted: true;
+                                provider_id: string;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider/payout-wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your payout wallet (null when none is set) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                updated_at: string | null;
+                                wallet_address: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        /** Where your earnings are paid: one of your linked wallets */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        wallet_address: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                updated_at: string | null;
+                                wallet_address: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4706,6 +5785,8 @@ export interface paths {
                 header?: {
                     "payment-signature"?: string;
                     "x-payment"?: string;
+                    /** @description The most you accept to pay for this call, in USDC */
+                    "x-svc-max-price-usdc"?: string;
                 };
                 path: {
                     providerId: string;
@@ -4802,6 +5883,23 @@ export interface paths {
                 };
                 /** @description SVC-EXE-001/002, or the provider's own 404 as {svc, data} */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description SVC-EXE-006: the price is above X-Svc-Max-Price-Usdc (no payment taken) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
