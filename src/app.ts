@@ -33,6 +33,7 @@ import { keysRoutes } from './modules/keys/index.js';
 import { ledgerAdminRoutes } from './modules/ledger/index.js';
 import { collectRouteSchemas, mcpRoutes } from './modules/mcp/index.js';
 import { subscribeDepositMails } from './modules/notifications/index.js';
+import { payoutRoutes } from './modules/payouts/index.js';
 import { providerRoutes } from './modules/providers/index.js';
 import { rateLimitStatus, registerRateLimiting } from './modules/ratelimit/index.js';
 import { walletRoutes } from './modules/wallet/index.js';
@@ -169,6 +170,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   await app.register(walletRoutes);
   await app.register(chainRoutes);
   await app.register(depositRoutes);
+  await app.register(payoutRoutes);
   // Reactions: a confirmed deposit is mailed (payment confirmed) by the notifications module.
   const unsubscribeDepositMails = subscribeDepositMails(deps, (err) =>
     app.log.error({ err }, 'deposit mail'),

@@ -5,6 +5,7 @@ import { createCoupon } from './modules/billing/index.js';
 import { providerAdminCommands } from './modules/catalog/index.js';
 import { creditAccountByAdmin, toLedgerTransaction } from './modules/ledger/index.js';
 import { mailAdminCommands } from './modules/notifications/index.js';
+import { payoutAdminCommands } from './modules/payouts/index.js';
 
 export type { AdminCommand } from './lib/admin-command.js';
 
@@ -79,4 +80,5 @@ export const adminCommands: AdminCommand[] = [
   },
   ...providerAdminCommands,
   ...mailAdminCommands,
+  ...payoutAdminCommands,
 ];

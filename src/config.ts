@@ -34,6 +34,22 @@ export interface Config {
   };
   /** x402 (DESIGN.md section 12): a remote facilitator's base URL; unset = settle in-process. */
   x402: { facilitatorUrl: string | undefined };
+  /** Provider earnings and the daily settlement (docs/payouts.md). */
+  payouts: {
+    /** SVC_PAYOUT_HOLD_DAYS: earnings are paid this many days later (card disputes). */
+    holdDays: number;
+    /** SVC_PLATFORM_FEE_BPS: the platform's fee on each settlement's gross, in basis points. */
+    feeBps: number;
+    /** SVC_MIN_PAYOUT_USDC in credits: a smaller net is carried over to the next settlement. */
+    minPayoutCredits: bigint;
+    /** SVC_SETTLEMENTS: run the daily settlement job on this instance (on by default). */
+    job: boolean;
+  };
+  /**
+   * SVC_TEST_CRASH_AT (never in production): the process kills itself with SIGKILL at this named point,
+   * so crash-safety tests can stop it between two writes (src/lib/crash-point.ts).
+   */
+  testCrashAt: string | undefined;
   auth: {
     jwksUrl: string | undefined;
     issuer: string | undefined;
@@ -194,6 +210,8 @@ export function loadConfig(env: Env = process.env): Config {
         : undefined,
     chain: chainConfig(env, svcEnv),
     x402: { facilitatorUrl: url(env, 'SVC_X402_FACILITATOR_URL', ['http:', 'https:']) },
+    payouts: payoutsConfig(env),
+    testCrashAt: testCrashAt(env, svcEnv),
     auth: {
       jwksUrl: url(env, 'SVC_AUTH_JWKS_URL', ['http:', 'https:']),
       issuer: str(env, 'SVC_AUTH_ISSUER'),
@@ -244,6 +262,30 @@ function chainConfig(env: Env, svcEnv: SvcEnv): Config['chain'] {
     depositWatch: bool(env, 'SVC_DEPOSIT_WATCH', devnet),
     devnetChainPort: int(env, 'SVC_DEVNET_CHAIN_PORT', 0, 0, 65535),
   };
+}
+
+function payoutsConfig(env: Env): Config['payouts'] {
+  const minRaw = str(env, 'SVC_MIN_PAYOUT_USDC') ?? '0.10';
+  if (!/^\d{1,9}(\.\d{1,6})?$/.test(minRaw)) {
+    throw new ConfigError(
+      `SVC_MIN_PAYOUT_USDC must be a USDC amount with at most 6 decimals (e.g. 0.10), got "${minRaw}"`,
+    );
+  }
+  const [whole = '0', frac = ''] = minRaw.split('.');
+  return {
+    holdDays: int(env, 'SVC_PAYOUT_HOLD_DAYS', 0, 0, 365),
+    feeBps: int(env, 'SVC_PLATFORM_FEE_BPS', 300, 0, 10_000),
+    minPayoutCredits: BigInt(whole) * 1_000_000n + BigInt(frac.padEnd(6, '0')),
+    job: bool(env, 'SVC_SETTLEMENTS', true),
+  };
+}
+
+function testCrashAt(env: Env, svcEnv: SvcEnv): string | undefined {
+  const point = str(env, 'SVC_TEST_CRASH_AT');
+  if (point !== undefined && svcEnv === 'production') {
+    throw new ConfigError('SVC_TEST_CRASH_AT is a test setting and is refused in production');
+  }
+  return point;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -49,6 +49,37 @@ export interface DomainHooks {
     receiptUrl?: string;
   };
   'account.suspended': { accountId: string; reason: string | null };
+  /**
+   * A platform transaction was mined (confirmed or reverted) or found dropped; raised by the chain module
+   * in the transaction that records it, so the module that asked for it (e.g. payouts) records it too.
+   */
+  'platform-tx.finished': {
+    id: string;
+    purpose: string;
+    reference: string;
+    status: 'confirmed' | 'reverted' | 'dropped';
+    txHash: string;
+    blockNumber: bigint | null;
+  };
+  /** A provider payout was confirmed on-chain (payouts): the owner's e-mail. */
+  'settlement.paid': {
+    accountId: string;
+    settlementId: string;
+    providerId: string;
+    amountCredits: bigint;
+    grossCredits: bigint;
+    feeCredits: bigint;
+    walletAddress: string;
+    txHash: string;
+  };
+  /** A provider payout failed (refused by the node or reverted): the owner's e-mail. */
+  'settlement.failed': {
+    accountId: string;
+    settlementId: string;
+    providerId: string;
+    amountCredits: bigint;
+    reason: string;
+  };
   /** An e-mail login code was issued; it must reach the address (`accountId` when one exists). */
   'login-code.issued': { email: string; code: string; codeId: string; accountId?: string; now: Date };
 }

@@ -9,6 +9,7 @@ import { platformTransactionsJob } from './modules/chain/index.js';
 import { depositWatcherJob } from './modules/deposits/index.js';
 import { refreshEndpointStatsJob, sweepAbandonedCallsJob } from './modules/execution/index.js';
 import { notificationJobs, subscribeNotifications } from './modules/notifications/index.js';
+import { dailySettlementJob, subscribePayouts } from './modules/payouts/index.js';
 
 /** Every background job of the service, started by src/server.ts. */
 export const backgroundJobs: BackgroundJob[] = [
@@ -19,9 +20,11 @@ export const backgroundJobs: BackgroundJob[] = [
   purgeSignInStateJob,
   platformTransactionsJob,
   depositWatcherJob,
+  dailySettlementJob,
 ];
 
 /** Subscribes the reacting modules to the hooks and events of the others (once per deps). */
 export function subscribeModules(deps: AppDeps): void {
   subscribeNotifications(deps);
+  subscribePayouts(deps);
 }

@@ -65,6 +65,13 @@ export const ERRORS = {
     title: 'Conflict',
     message: 'Transaction not yet confirmed; retry later',
   },
+  'SVC-PAYOUT-001': { status: 404, shape: 'A', title: 'Not Found', message: 'Settlement not found' },
+  'SVC-PAYOUT-002': {
+    status: 409,
+    shape: 'A',
+    title: 'Conflict',
+    message: 'Only a failed settlement can be retried',
+  },
   'SVC-AUTH-001': {
     status: 401,
     shape: 'A',

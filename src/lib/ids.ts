@@ -46,6 +46,7 @@ export type IdPrefix =
   | 'evt'
   | 'ptx'
   | 'fct'
+  | 'stl'
   | 'ses'
   | 'nonce';
 

@@ -1,23 +1,19 @@
 // Crash safety: a real service process is SIGKILLed while a paid call hangs at the provider; the debit
 // stays pending until the sweeper (run here, in another instance) refunds it exactly once.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
 import { one } from '../../src/db/index.js';
-import { type AppDeps, closeDeps, createDeps } from '../../src/deps.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { randomHex } from '../../src/lib/secrets.js';
 import { SWEEP_MARGIN_MS, sweepAbandonedCalls } from '../../src/modules/execution/sweeper.js';
 import { checkLedgerInvariants } from '../../src/modules/ledger/service.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/app.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
+import { openServiceInstance, startServiceProcess } from '../helpers/service-child.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-crash-'));
 const schema = process.env.DATABASE_URL ? `t_crash_${process.pid}_${randomHex(4)}` : undefined;
@@ -32,51 +28,6 @@ const env: Record<string, string> = {
   ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
   ...(schema ? { SVC_TEST_SCHEMA: schema } : {}),
 };
-
-interface Instance {
-  deps: AppDeps;
-  app: FastifyInstance;
-  close(): Promise<void>;
-}
-
-/** An in-process instance on the same database as the child (PGlite: the same data dir, not at once). */
-async function openInstance(clock: ManualClock): Promise<Instance> {
-  const deps = await createDeps(loadConfig(env), {
-    clock,
-    ...(schema ? { dbSchema: schema } : {}),
-    poolSize: 4,
-  });
-  const app = await buildApp(deps, { logger: false });
-  await app.ready();
-  return {
-    deps,
-    app,
-    async close() {
-      await app.close();
-      await closeDeps(deps);
-    },
-  };
-}
-
-function startChild(): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/service-process.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr?.on('data', (d) => {
-      err += String(d);
-    });
-    child.stdout?.on('data', (d) => {
-      out += String(d);
-      const line = out.split('\n').find((l) => l.startsWith('{'));
-      if (line) resolve({ child, port: JSON.parse(line).port });
-    });
-    child.on('exit', (code) => reject(new Error(`service process exited (${code}): ${err}`)));
-  });
-}
 
 let server: ProviderServer;
 beforeAll(async () => {
@@ -97,7 +48,7 @@ describe('crash safety', () => {
   it('refunds a call whose service process was killed mid-call, once, after its deadline', async () => {
     const clock = new ManualClock();
     // 1. Set up provider, account and balance, then let the child process have the database.
-    let first = await openInstance(clock);
+    let first = await openServiceInstance(env, { schema, clock });
     const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
     const acc = await first.app.inject({
       method: 'POST',
@@ -139,7 +90,7 @@ describe('crash safety', () => {
     if (!schema) await first.close(); // PGlite: one process at a time on a data dir
 
     // 2. A real service process takes a paid call to the hanging provider and is killed mid-call.
-    const { child, port } = await startChild();
+    const { child, port } = await startServiceProcess(env);
     const call = fetch(`http://127.0.0.1:${port}/v1/execute/crashy/hang`, {
       method: 'POST',
       headers: { 'x-svc-api-key': apiKey.key, 'content-type': 'application/json' },
@@ -153,7 +104,7 @@ describe('crash safety', () => {
     expect(await call).toBeInstanceOf(Error);
 
     // 3. Another instance: the debit is there and pending; the sweeper leaves it until deadline + margin.
-    if (!schema) first = await openInstance(clock);
+    if (!schema) first = await openServiceInstance(env, { schema, clock });
     const db = first.deps.db.orm;
     const pending = await one<{ id: string; status: string }>(
       db,

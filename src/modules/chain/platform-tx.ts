@@ -6,12 +6,13 @@
 // - `(purpose, reference)` is the caller's idempotency key: asking twice returns the first transaction;
 // - a stuck transaction is re-signed with the SAME nonce and higher fees (platformTransactionsJob), so
 //   whichever version is mined, the payment happens once. A nonce is never given to another purpose.
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Address, BaseError, type Hex, keccak256 } from 'viem';
 import { type ChainRuntime, chainUnavailable, isNotFound, readyChain } from '../../adapters/chain/runtime.js';
 import { isUniqueViolation, one, rows } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import type { BackgroundJob } from '../../jobs/runner.js';
+import { crashPoint } from '../../lib/crash-point.js';
 import { newId } from '../../lib/ids.js';
 
 export interface PlatformTxRequest {
@@ -193,6 +194,7 @@ export async function sendPlatformTransaction(deps: AppDeps, req: PlatformTxRequ
     return theirs;
   }
   if (!row) throw new Error('platform transaction insert returned no row');
+  crashPoint(deps.config, 'platform-tx:stored');
   await broadcast(deps, row.raw_tx as Hex);
   await deps.db.orm.execute(sql`UPDATE platform_transactions SET broadcast_at = now() WHERE id = ${row.id}`);
   return toTx(row);
@@ -233,11 +235,11 @@ export async function refreshPlatformTransaction(deps: AppDeps, id: string): Pro
     try {
       const receipt = await client.getTransactionReceipt({ hash: a.tx_hash as Hex });
       const status = receipt.status === 'success' ? 'confirmed' : 'reverted';
-      const updated = await one<TxRow>(
-        deps.db.orm,
-        sql`UPDATE platform_transactions SET status = ${status}, tx_hash = ${a.tx_hash},
-                   block_number = ${receipt.blockNumber}, updated_at = now()
-            WHERE id = ${id} AND status = 'pending' RETURNING *`,
+      const updated = await finish(
+        deps,
+        id,
+        status,
+        sql`, tx_hash = ${a.tx_hash}, block_number = ${receipt.blockNumber}`,
       );
       return toTx(updated ?? row);
     } catch (err) {
@@ -245,14 +247,41 @@ export async function refreshPlatformTransaction(deps: AppDeps, id: string): Pro
     }
   }
   if (BigInt(minedCount) > BigInt(row.nonce)) {
-    const updated = await one<TxRow>(
-      deps.db.orm,
-      sql`UPDATE platform_transactions SET status = 'dropped', updated_at = now()
-          WHERE id = ${id} AND status = 'pending' RETURNING *`,
-    );
+    const updated = await finish(deps, id, 'dropped', sql``);
     return toTx(updated ?? row);
   }
   return toTx(row);
+}
+
+/**
+ * Records the end of a pending transaction and, in the same database transaction, runs the
+ * `platform-tx.finished` hook, so the module that asked for it (payouts) records the outcome atomically.
+ * Only the instance whose UPDATE moved the row out of `pending` runs the hook.
+ */
+async function finish(
+  deps: AppDeps,
+  id: string,
+  status: 'confirmed' | 'reverted' | 'dropped',
+  set: SQL,
+): Promise<TxRow | undefined> {
+  return deps.db.orm.transaction(async (tx) => {
+    const updated = await one<TxRow>(
+      tx,
+      sql`UPDATE platform_transactions SET status = ${status}${set}, updated_at = now()
+          WHERE id = ${id} AND status = 'pending' RETURNING *`,
+    );
+    if (updated) {
+      await deps.hooks.run('platform-tx.finished', tx, {
+        id,
+        purpose: updated.purpose,
+        reference: updated.reference,
+        status,
+        txHash: updated.tx_hash,
+        blockNumber: updated.block_number === null ? null : BigInt(updated.block_number),
+      });
+    }
+    return updated;
+  });
 }
 
 /** Waits until the transaction is mined (confirmed or reverted) or `timeoutMs` passes. */

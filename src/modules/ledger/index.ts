@@ -37,6 +37,7 @@ export {
   InsufficientBalance,
   type InvariantViolation,
   type LedgerEntry,
+  nextHistorySeq,
   type PostEntryInput,
   postEntry,
   UnknownAccount,

@@ -222,3 +222,17 @@ export async function checkLedgerInvariants(ex: Executor): Promise<InvariantViol
   }
   return violations;
 }
+
+/**
+ * A fresh value of the ledger's `seq` sequence, for an entry of the wallet history that is not a ledger
+ * entry (a provider payout): it sorts with the ledger entries written before and after it, so the history's
+ * seq cursor pages through both without gaps or duplicates. No ledger row uses it.
+ */
+export async function nextHistorySeq(ex: Executor): Promise<bigint> {
+  const row = await one<{ seq: bigint }>(
+    ex,
+    sql`SELECT nextval(pg_get_serial_sequence('ledger_entries', 'seq')) AS seq`,
+  );
+  if (!row) throw new Error('nextval returned no row');
+  return BigInt(row.seq);
+}

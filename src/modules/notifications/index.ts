@@ -9,6 +9,7 @@ import {
   onDailyLimitReached,
   onLoginCodeIssued,
   onPaymentCompleted,
+  onSettlementOutcome,
 } from './triggers.js';
 
 export { mailAdminCommands } from './cli.js';
@@ -25,4 +26,10 @@ export function subscribeNotifications(deps: AppDeps): void {
   hooks.on('payment.completed', 'notifications', (ex, e) => onPaymentCompleted(ex, deps, e));
   hooks.on('account.suspended', 'notifications', (ex, e) => onAccountSuspended(ex, deps, e));
   hooks.on('login-code.issued', 'notifications', (ex, e) => onLoginCodeIssued(ex, deps, e));
+  hooks.on('settlement.paid', 'notifications', (ex, e) =>
+    onSettlementOutcome(ex, deps, { outcome: 'paid', ...e }),
+  );
+  hooks.on('settlement.failed', 'notifications', (ex, e) =>
+    onSettlementOutcome(ex, deps, { outcome: 'failed', ...e }),
+  );
 }

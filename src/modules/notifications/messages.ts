@@ -193,3 +193,50 @@ export function summaryMail(publicUrl: string, kind: 'daily' | 'weekly', d: Dige
     prefKey: kind === 'daily' ? 'dailySummary' : 'weeklySummary',
   };
 }
+
+export function payoutSentMail(
+  publicUrl: string,
+  p: {
+    settlementId: string;
+    providerId: string;
+    amountCredits: bigint;
+    grossCredits: bigint;
+    feeCredits: bigint;
+    walletAddress: string;
+    txHash: string;
+  },
+): MailContent {
+  return {
+    subject: `Payout sent: ${usdc(p.amountCredits)} for ${p.providerId}`,
+    intro: ['Your earnings were transferred to your payout wallet and the transfer is confirmed on-chain.'],
+    facts: [
+      ['Amount paid', usdc(p.amountCredits)],
+      ['Gross earnings this period', usdc(p.grossCredits)],
+      ['Platform fee', usdc(p.feeCredits)],
+      ['Provider', p.providerId],
+      ['Payout wallet', p.walletAddress],
+      ['Transaction', p.txHash],
+      ['Settlement', p.settlementId],
+    ],
+    links: [{ label: 'Your settlements', url: `${publicUrl}/v1/provider/settlements` }],
+  };
+}
+
+export function payoutFailedMail(
+  publicUrl: string,
+  p: { settlementId: string; providerId: string; amountCredits: bigint; reason: string },
+): MailContent {
+  return {
+    subject: `Payout failed: ${usdc(p.amountCredits)} for ${p.providerId}`,
+    intro: [
+      'A payout of your earnings could not be completed. Nothing was lost: the earnings stay recorded and our operators have been alerted to pay them.',
+    ],
+    facts: [
+      ['Amount', usdc(p.amountCredits)],
+      ['Provider', p.providerId],
+      ['Reason', p.reason],
+      ['Settlement', p.settlementId],
+    ],
+    links: [{ label: 'Your settlements', url: `${publicUrl}/v1/provider/settlements` }],
+  };
+}

@@ -15,6 +15,8 @@ export type EmailKind =
   | 'account_suspended'
   | 'daily_summary'
   | 'weekly_summary'
+  | 'payout_sent'
+  | 'payout_failed'
   /** `svc admin mail-test`: checks the transport. */
   | 'test';
 

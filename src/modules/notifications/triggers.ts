@@ -5,7 +5,7 @@
 
 import { sql } from 'drizzle-orm';
 import { type Executor, one } from '../../db/index.js';
-import type { AppDeps } from '../../deps.js';
+import type { AppDeps, DomainHooks } from '../../deps.js';
 import { newId } from '../../lib/ids.js';
 import {
   accountSuspendedMail,
@@ -14,6 +14,8 @@ import {
   dailyLimitReachedMail,
   lowBalanceMail,
   paymentConfirmedMail,
+  payoutFailedMail,
+  payoutSentMail,
 } from './messages.js';
 import { type EmailKind, enqueueEmail } from './outbox.js';
 import { loadRecipient, prefEnabled, type Recipient, takeCooldown } from './recipients.js';
@@ -218,4 +220,22 @@ export async function onLoginCodeIssued(
     ...(e.accountId ? { accountId: e.accountId } : {}),
     now: e.now,
   });
+}
+
+/** A provider payout confirmed on-chain, or failed: its owner is told (always; it is about their money). */
+export async function onSettlementOutcome(
+  ex: Executor,
+  deps: AppDeps,
+  e:
+    | ({ outcome: 'paid' } & DomainHooks['settlement.paid'])
+    | ({ outcome: 'failed' } & DomainHooks['settlement.failed']),
+) {
+  const to = await loadRecipient(ex, e.accountId);
+  if (!to) return;
+  const kind = e.outcome === 'paid' ? 'payout_sent' : 'payout_failed';
+  const mail =
+    e.outcome === 'paid'
+      ? payoutSentMail(deps.config.publicUrl, e)
+      : payoutFailedMail(deps.config.publicUrl, e);
+  await queue(ex, deps, to, kind, `${kind}:${e.settlementId}`, mail);
 }

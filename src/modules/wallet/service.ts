@@ -11,6 +11,7 @@ import {
   type WalletEntryType,
   type WalletHistoryEntry,
 } from '../ledger/index.js';
+import { payoutHistory } from '../payouts/index.js';
 
 export interface WalletBalance {
   balance_usdc: string;
@@ -79,12 +80,25 @@ export async function walletHistory(
     ex,
     sql`SELECT * FROM ledger_entries WHERE ${sql.join(conditions, sql` AND `)} ORDER BY seq DESC LIMIT ${opts.limit + 1}`,
   );
-  const page = found.slice(0, opts.limit);
+  // Confirmed provider payouts are not ledger entries (no credits move) but belong in the history: each
+  // has a seq of the ledger's sequence, so both lists merge on seq and the same cursor pages through both.
+  const payouts =
+    opts.type === undefined || opts.type === 'settlement'
+      ? await payoutHistory(ex, accountId, { beforeSeq: beforeSeq(opts.cursor), limit: opts.limit + 1 })
+      : [];
+  const merged = [
+    ...found.map((e) => ({ seq: BigInt(e.seq), entry: toWalletEntry(e) })),
+    ...payouts.map((p): { seq: bigint; entry: WalletHistoryEntry } => p),
+  ].sort((a, b) => (a.seq > b.seq ? -1 : a.seq < b.seq ? 1 : 0));
+  const page = merged.slice(0, opts.limit);
   const last = page[page.length - 1];
-  const hasMore = found.length > opts.limit;
+  const hasMore = merged.length > opts.limit;
   return {
-    entries: page.map(toWalletEntry),
+    entries: page.map((p) => p.entry),
     hasMore,
     nextCursor: hasMore && last ? encodeCursor([last.seq.toString()]) : null,
   };
 }
+
+const beforeSeq = (cursor: string | undefined) =>
+  cursor ? BigInt(decodeCursor(cursor, 1)[0] as string) : undefined;

@@ -1390,6 +1390,463 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every settlement, newest first; filter by status (e.g. failed) or provider */
+        get: {
+            parameters: {
+                query: {
+                    cursor?: string;
+                    limit: number;
+                    provider_id?: string;
+                    status?: "pending" | "submitted" | "confirmed" | "failed" | "carried_over";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the provider's owner, who is paid */
+                                account_id: string;
+                                /** @description transferred: net + carried in (0 for carried_over) */
+                                amount_usdc: string;
+                                block_number: number | null;
+                                /** @description net of earlier carried-over settlements this payout includes */
+                                carried_in_usdc: string;
+                                confirmed_at: string | null;
+                                created_at: string;
+                                failure_reason: string | null;
+                                /** @description platform fee on the gross, rounded down to a whole credit */
+                                fee_usdc: string;
+                                /** @description sum of the prices of the calls this settlement includes */
+                                gross_usdc: string;
+                                /** @description gross - fee */
+                                net_usdc: string;
+                                /** @description carried_over: the payout that included it */
+                                paid_by_settlement_id: string | null;
+                                period_end: string;
+                                period_start: string;
+                                provider_id: string;
+                                settlement_id: string;
+                                status: "pending" | "submitted" | "confirmed" | "failed" | "carried_over";
+                                total_calls: number;
+                                tx_hash: string | null;
+                                wallet_address: string | null;
+                            }[];
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                            pagination: {
+                                has_more: boolean;
+                                next_cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/settlements/{settlementId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a failed payout again as a new transfer (only failed ones: their transfer never paid) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    settlementId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the provider's owner, who is paid */
+                                account_id: string;
+                                /** @description transferred: net + carried in (0 for carried_over) */
+                                amount_usdc: string;
+                                block_number: number | null;
+                                /** @description net of earlier carried-over settlements this payout includes */
+                                carried_in_usdc: string;
+                                confirmed_at: string | null;
+                                created_at: string;
+                                failure_reason: string | null;
+                                /** @description platform fee on the gross, rounded down to a whole credit */
+                                fee_usdc: string;
+                                /** @description sum of the prices of the calls this settlement includes */
+                                gross_usdc: string;
+                                /** @description gross - fee */
+                                net_usdc: string;
+                                /** @description carried_over: the payout that included it */
+                                paid_by_settlement_id: string | null;
+                                period_end: string;
+                                period_start: string;
+                                provider_id: string;
+                                settlement_id: string;
+                                status: "pending" | "submitted" | "confirmed" | "failed" | "carried_over";
+                                total_calls: number;
+                                tx_hash: string | null;
+                                wallet_address: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/settlements/fees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The platform's fee income over the settlements made in [from, to) */
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description fees of settlements whose payout is confirmed on-chain */
+                                collected_fee_usdc: string;
+                                failed_count: number;
+                                failed_usdc: string;
+                                /** @description fees of every settlement but failed ones */
+                                fee_usdc: string;
+                                from: string | null;
+                                gross_usdc: string;
+                                paid_out_usdc: string;
+                                /** @description pending or submitted payouts */
+                                pending_usdc: string;
+                                settlements: number;
+                                to: string | null;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/settlements/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the settlement now for everything earned before `until`; returns the settlements made */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description settle what was earned before this instant (default: the last 00:00 UTC)
+                         */
+                        until?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the provider's owner, who is paid */
+                                account_id: string;
+                                /** @description transferred: net + carried in (0 for carried_over) */
+                                amount_usdc: string;
+                                block_number: number | null;
+                                /** @description net of earlier carried-over settlements this payout includes */
+                                carried_in_usdc: string;
+                                confirmed_at: string | null;
+                                created_at: string;
+                                failure_reason: string | null;
+                                /** @description platform fee on the gross, rounded down to a whole credit */
+                                fee_usdc: string;
+                                /** @description sum of the prices of the calls this settlement includes */
+                                gross_usdc: string;
+                                /** @description gross - fee */
+                                net_usdc: string;
+                                /** @description carried_over: the payout that included it */
+                                paid_by_settlement_id: string | null;
+                                period_end: string;
+                                period_start: string;
+                                provider_id: string;
+                                settlement_id: string;
+                                status: "pending" | "submitted" | "confirmed" | "failed" | "carried_over";
+                                total_calls: number;
+                                tx_hash: string | null;
+                                wallet_address: string | null;
+                            }[];
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/challenge": {
         parameters: {
             query?: never;
@@ -3842,6 +4299,89 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/provider/earnings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Earnings of your listings not yet settled, carried-over net and the next settlement time */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                carried_over_usdc: string;
+                                next_settlement_at: string;
+                                unsettled_calls: number;
+                                unsettled_fee_usdc: string;
+                                unsettled_gross_usdc: string;
+                                unsettled_net_usdc: string;
+                            };
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/provider/listings": {
         parameters: {
             query?: never;
@@ -4771,6 +5311,133 @@ export interface paths {
                 };
             };
         };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/provider/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your settlements and payouts, newest first (cursor pagination) */
+        get: {
+            parameters: {
+                query: {
+                    cursor?: string;
+                    limit: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description the provider's owner, who is paid */
+                                account_id: string;
+                                /** @description transferred: net + carried in (0 for carried_over) */
+                                amount_usdc: string;
+                                block_number: number | null;
+                                /** @description net of earlier carried-over settlements this payout includes */
+                                carried_in_usdc: string;
+                                confirmed_at: string | null;
+                                created_at: string;
+                                failure_reason: string | null;
+                                /** @description platform fee on the gross, rounded down to a whole credit */
+                                fee_usdc: string;
+                                /** @description sum of the prices of the calls this settlement includes */
+                                gross_usdc: string;
+                                /** @description gross - fee */
+                                net_usdc: string;
+                                /** @description carried_over: the payout that included it */
+                                paid_by_settlement_id: string | null;
+                                period_end: string;
+                                period_start: string;
+                                provider_id: string;
+                                settlement_id: string;
+                                status: "pending" | "submitted" | "confirmed" | "failed" | "carried_over";
+                                total_calls: number;
+                                tx_hash: string | null;
+                                wallet_address: string | null;
+                            }[];
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                            pagination: {
+                                has_more: boolean;
+                                next_cursor: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
