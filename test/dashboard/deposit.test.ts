@@ -1,18 +1,23 @@
 // The deposit page in a real browser against the service and a real local chain (anvil): the address and
 // its QR code, the devnet faucet, the one-click transfer from the dev wallet and its claim, a hash
-// submitted by hand, the error states, the new balance and the deposits in history.
+// submitted by hand, the error states, the new balance and the deposits in history. Then the provider
+// pages with the same account: a listing created in the page, the linked dev wallet made the payout
+// wallet, earnings after another account's call, and the settlement paid to that wallet.
 import type { Page } from 'playwright-core';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usdcAbi } from '../../src/modules/chain/index.js';
 import { checkLedgerInvariants } from '../../src/modules/ledger/service.js';
+import { execute, fund, outcomesRecorded } from '../execution/fixtures.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
+import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
 import {
   expectAccessible as accessible,
   type Browser,
   launchBrowser,
   openPage,
   type Served,
+  screenshot,
   serveApp,
 } from './browser.js';
 
@@ -20,6 +25,7 @@ let chain: TestChain;
 let served: Served;
 let platform: `0x${string}`;
 let browser: Browser;
+let upstream: ProviderServer;
 let page: Page;
 const cspErrors: string[] = [];
 
@@ -28,6 +34,7 @@ beforeAll(async () => {
   const env = await chain.serviceEnv();
   platform = env.SVC_PLATFORM_WALLET as `0x${string}`;
   served = await serveApp(env);
+  upstream = await startProviderServer();
   browser = await launchBrowser();
   page = await browser.context.newPage();
   page.setDefaultTimeout(45_000);
@@ -37,6 +44,7 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   await browser?.close();
+  await upstream?.close();
   await served?.t.close();
   await chain?.stop();
 });
@@ -122,6 +130,85 @@ describe('deposit page on a devnet chain', { timeout: 120_000 }, () => {
     await page.getByLabel('Type').selectOption('deposit');
     await page.getByRole('cell', { name: /^\+?7\.00 USDC$/ }).waitFor();
     await page.getByRole('cell', { name: /^\+?10\.00 USDC$/ }).waitFor();
+  });
+
+  it('creates a provider listing in the page and shows its secret once', async () => {
+    await open('listings', 'Provider listings');
+    await page.getByText('You list no provider yet: create one below.').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('Dashboard echo');
+    await page.getByLabel('Provider id').fill('dash-echo');
+    await page.getByLabel('Description', { exact: true }).fill('Echoes what it gets');
+    await page.getByLabel('Base URL').fill(upstream.url);
+    await page.getByLabel('Endpoint slug').fill('echo');
+    await page.getByLabel('Endpoint description').fill('Echo the body');
+    await page.getByLabel('Price per call (USDC)').fill('0.25');
+    await page.getByRole('button', { name: 'Create listing' }).click();
+    await expect(page.getByTestId('provider-secret').inputValue()).resolves.toMatch(/\S{16,}/);
+    const row = page.getByRole('row').filter({ hasText: 'dash-echo' });
+    await row.getByText('POST echo: 0.25 USDC').waitFor();
+    await row.getByRole('cell', { name: 'active', exact: true }).waitFor();
+    await expectAccessible('provider-listings');
+    const listed = await fetch(`${served.base}/v1/provider/listings`, { headers: await walletHeaders() });
+    expect(
+      ((await listed.json()) as { data: { provider_id: string }[] }).data.map((l) => l.provider_id),
+    ).toEqual(['dash-echo']);
+  });
+
+  it('sets the payout wallet from a linked wallet and shows earnings, then the settlement', async () => {
+    await open('earnings', 'Earnings and payouts');
+    await page.getByText('None yet: payouts wait until you choose one.').waitFor();
+    const wallet = (await devWallet()).address.toLowerCase();
+    await page.getByLabel('Linked wallet').selectOption(wallet);
+    await page.getByRole('button', { name: 'Set payout wallet' }).click();
+    await page.getByText('Payout wallet saved.').waitFor();
+    await page.getByTestId('payout-wallet').getByText(wallet).waitFor();
+    await page.getByText('No settlement yet', { exact: false }).waitFor();
+
+    // Another account calls the listing: that call earns its price for the owner.
+    const caller = await served.t.createAccount('caller@example.com');
+    await fund(served.t, caller.accountId, '5');
+    const call = await execute(served.t, caller.apiKey, 'dash-echo', 'echo', {});
+    expect(call.statusCode, call.body).toBe(200);
+    await outcomesRecorded(served.t);
+    await page.reload();
+    await page
+      .getByTestId('earnings-calls')
+      .getByText(/^1 call not settled yet\./)
+      .waitFor();
+    const earnings = (await (
+      await fetch(`${served.base}/v1/provider/earnings`, { headers: await walletHeaders() })
+    ).json()) as { data: { unsettled_net_usdc: string } };
+    await page.getByTestId('earnings-net').getByText(usdcText(earnings.data.unsettled_net_usdc)).waitFor();
+    await expectAccessible('provider-earnings');
+
+    // Settle now: the settlement shows with the payout to the chosen wallet.
+    const run = await served.t.admin('POST', '/v1/admin/settlements/run', {
+      until: new Date().toISOString(),
+    });
+    expect(run.statusCode, run.body).toBe(200);
+    await page.reload();
+    const row = page
+      .getByRole('region', { name: 'Settlements' })
+      .getByRole('row')
+      .filter({ hasText: 'dash-echo' });
+    await row.getByRole('cell', { name: '0.25 USDC', exact: true }).waitFor();
+    await page
+      .getByTestId('earnings-calls')
+      .getByText(/^0 calls not settled yet\./)
+      .waitFor();
+    await screenshot(page, 'provider-settlements');
     expect(cspErrors).toEqual([]);
   });
 });
+
+/** The page's wallet session as request headers. */
+async function walletHeaders(): Promise<Record<string, string>> {
+  const stored = await page.evaluate(() => JSON.parse(sessionStorage.getItem('svc.session') ?? '{}'));
+  return { 'x-svc-wallet': stored.wallet, 'x-svc-nonce': stored.nonce, 'x-svc-signature': stored.signature };
+}
+
+/** The page's rendering of a USDC amount ("0.242500" → "0.2425 USDC"). */
+function usdcText(amount: string): string {
+  const [whole, frac = ''] = amount.split('.');
+  return `${whole}.${frac.replace(/0+$/, '').padEnd(2, '0')} USDC`;
+}
