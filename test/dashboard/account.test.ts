@@ -158,17 +158,21 @@ describe('coupons and agent keys in Chromium', { timeout: 120_000 }, () => {
     await expectInvariants(served.t);
   });
 
-  it('fits the top-up and keys pages on a 375 px wide screen', async () => {
+  it('fits the top-up, keys and provider pages on a 375 px wide screen', async () => {
     await page.setViewportSize({ width: 375, height: 800 });
     try {
       for (const [hash, heading] of [
         ['topup', 'Top up by card'],
         ['keys', 'API keys'],
+        ['listings', 'Provider listings'],
+        ['earnings', 'Earnings and payouts'],
       ] as const) {
         await open(hash, heading);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         expect(overflow, `${hash} at 375 px`).toBeLessThanOrEqual(0);
       }
+      await expectAccessible('earnings-375px');
+      await open('keys', 'API keys');
       await expectAccessible('keys-375px');
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
