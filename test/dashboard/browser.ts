@@ -4,7 +4,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { one } from '../../src/db/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -95,4 +98,48 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core finds no serious or critical violation; then a screenshot for the docs and CI artifacts. */
+export async function expectAccessible(page: Page, name: string): Promise<void> {
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+  await screenshot(page, name);
+}
+
+/** Opens a dashboard page by its hash route and waits for its heading. */
+export async function openPage(page: Page, served: Served, hash: string, heading: string): Promise<void> {
+  await page.goto(`${served.base}/dashboard#${hash}`);
+  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+}
+
+/** The latest sign-in code e-mailed to `email`, read from the outbox. */
+export async function loginCode(served: Served, email: string): Promise<string> {
+  for (let i = 0; i < 50; i++) {
+    const mail = await one<{ text_body: string }>(
+      served.t.deps.db.orm,
+      sql`SELECT text_body FROM email_outbox WHERE kind = 'login_code' AND to_address = ${email}
+          ORDER BY id DESC LIMIT 1`,
+    );
+    const code = /\b(\d{6})\b/.exec(mail?.text_body ?? '')?.[1];
+    if (code) return code;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('no login code in the outbox');
+}
+
+/** Signs in through the page with the e-mailed code; ends on the balance page. */
+export async function signInByEmail(page: Page, served: Served, email: string): Promise<void> {
+  await page.goto(`${served.base}/dashboard`);
+  await page.getByLabel('E-mail address').fill(email);
+  await page.getByRole('button', { name: 'Send me a code' }).click();
+  await page.getByLabel('6-digit code').fill(await loginCode(served, email));
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.getByRole('heading', { level: 1, name: 'Balance' }).waitFor();
+}
+
+/** The page's stored session as request headers, for checking what it did through the API. */
+export async function sessionHeaders(page: Page): Promise<Record<string, string>> {
+  const raw = await page.evaluate(() => sessionStorage.getItem('svc.session'));
+  const session = JSON.parse(raw ?? '{}') as { token?: string };
+  return { authorization: `Bearer ${session.token}` };
 }

@@ -3,18 +3,19 @@
 // checkout, a call showing up in usage and its CSV, a daily limit, revocation, the deposit page's
 // "not available" state, an expired session, the devnet dev wallet, axe-core on each page, 375 px width.
 import { readFileSync } from 'node:fs';
-import { sql } from 'drizzle-orm';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { one } from '../../src/db/index.js';
 import { execute, expectInvariants, outcomesRecorded, registerProvider } from '../execution/fixtures.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
 import {
+  expectAccessible as accessible,
   type Browser,
+  loginCode as codeFor,
+  sessionHeaders as headersOf,
   launchBrowser,
+  openPage,
   type Served,
   screenshot,
-  seriousViolations,
   serveApp,
 } from './browser.js';
 
@@ -54,29 +55,9 @@ afterAll(async () => {
 const api = (method: string, path: string, headers: Record<string, string>) =>
   fetch(`${served.base}${path}`, { method, headers });
 
-async function loginCode(): Promise<string> {
-  for (let i = 0; i < 50; i++) {
-    const mail = await one<{ text_body: string }>(
-      served.t.deps.db.orm,
-      sql`SELECT text_body FROM email_outbox WHERE kind = 'login_code' AND to_address = ${EMAIL}
-          ORDER BY id DESC LIMIT 1`,
-    );
-    const code = /\b(\d{6})\b/.exec(mail?.text_body ?? '')?.[1];
-    if (code) return code;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('no login code in the outbox');
-}
-
-async function expectAccessible(name: string) {
-  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
-  await screenshot(page, name);
-}
-
-async function open(hash: string, heading: string) {
-  await page.goto(`${served.base}/dashboard#${hash}`);
-  await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-}
+const loginCode = () => codeFor(served, EMAIL);
+const expectAccessible = (name: string) => accessible(page, name);
+const open = (hash: string, heading: string) => openPage(page, served, hash, heading);
 
 /** Waits for the signed-in shell; an error shown instead fails the test with the page's message. */
 async function signedInOrError() {
@@ -86,11 +67,7 @@ async function signedInOrError() {
   if (!(await signOut.isVisible())) throw new Error(`sign-in failed: ${await failure.textContent()}`);
 }
 
-async function sessionHeaders(): Promise<Record<string, string>> {
-  const raw = await page.evaluate(() => sessionStorage.getItem('svc.session'));
-  const session = JSON.parse(raw ?? '{}') as { token?: string };
-  return { authorization: `Bearer ${session.token}` };
-}
+const sessionHeaders = () => headersOf(page);
 
 // A real browser on a shared 2-core machine: each step gets more than the default 30 s.
 describe('dashboard in Chromium', { timeout: 90_000 }, () => {

@@ -7,6 +7,7 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly requestId: string | null,
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -39,10 +40,14 @@ export async function request(
   const requestId = res.headers.get('x-request-id');
   let code = `HTTP-${res.status}`;
   let message = res.statusText || 'Request failed';
+  let details: Record<string, unknown> = {};
   try {
-    const payload = (await res.json()) as { error?: { code?: string; message?: string } };
+    const payload = (await res.json()) as {
+      error?: { code?: string; message?: string; details?: Record<string, unknown> };
+    };
     code = payload.error?.code ?? code;
     message = payload.error?.message ?? message;
+    details = payload.error?.details ?? details;
   } catch {
     // Not JSON: keep the status line.
   }
@@ -50,7 +55,7 @@ export async function request(
     clearSession();
     window.dispatchEvent(new CustomEvent(SESSION_EXPIRED));
   }
-  throw new ApiError(res.status, code, message, requestId);
+  throw new ApiError(res.status, code, message, requestId, details);
 }
 
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {

@@ -8,6 +8,7 @@ import { historyPage } from './pages/history.js';
 import { keysPage } from './pages/keys.js';
 import { limitsPage } from './pages/limits.js';
 import { overviewPage } from './pages/overview.js';
+import { earningsPage, listingsPage } from './pages/provider.js';
 import { renderSignIn } from './pages/signin.js';
 import { topupPage } from './pages/topup.js';
 import { usagePage } from './pages/usage.js';
@@ -20,8 +21,8 @@ export interface Page {
   render(main: HTMLElement, params: URLSearchParams): Promise<void>;
 }
 
-// Provider pages (DESIGN.md section 14: listings, earnings, settlements, payout wallet) join this list
-// once the provider API exists; each is one more Page over the public API.
+// Each page is one entry here, over the public API; the provider pages say so when their routes are
+// missing on this server.
 const PAGES: Page[] = [
   overviewPage,
   historyPage,
@@ -31,6 +32,8 @@ const PAGES: Page[] = [
   limitsPage,
   usagePage,
   catalogPage,
+  listingsPage,
+  earningsPage,
 ];
 
 const root = document.getElementById('app') as HTMLElement;

@@ -10,12 +10,15 @@ export function empty(message: string): HTMLElement {
   return h('p', { class: 'state empty' }, message);
 }
 
-export function errorBox(err: unknown): HTMLElement {
+/** The API's error; `explain` may add a sentence saying what to do about a given code. */
+export function errorBox(err: unknown, explain?: (err: ApiError) => string | undefined): HTMLElement {
   if (err instanceof ApiError) {
+    const advice = explain?.(err);
     return h(
       'div',
       { class: 'error', role: 'alert' },
       h('p', {}, h('strong', {}, 'Error: '), err.message),
+      advice ? h('p', {}, advice) : null,
       h('p', { class: 'meta' }, `Code ${err.code}`, err.requestId ? ` · request id ${err.requestId}` : ''),
     );
   }
@@ -35,6 +38,7 @@ export async function act(
   button: HTMLButtonElement,
   out: HTMLElement,
   action: () => Promise<Node | string | null>,
+  explain?: (err: ApiError) => string | undefined,
 ) {
   button.disabled = true;
   out.replaceChildren(h('span', { role: 'status' }, 'Working…'));
@@ -42,7 +46,7 @@ export async function act(
     const result = await action();
     out.replaceChildren(...(result === null ? [] : [typeof result === 'string' ? notice(result) : result]));
   } catch (err) {
-    out.replaceChildren(errorBox(err));
+    out.replaceChildren(errorBox(err, explain));
   } finally {
     button.disabled = false;
   }

@@ -10,7 +10,7 @@ import {
   http,
   parseUnits,
 } from 'viem';
-import { ApiError, apiData, isNotFound } from '../api.js';
+import { ApiError, api, apiData, isNotFound } from '../api.js';
 import { field, h, table } from '../dom.js';
 import { usdc, when } from '../format.js';
 import type { Page } from '../main.js';
@@ -46,7 +46,18 @@ async function optional<T>(load: () => Promise<T>): Promise<T | null> {
   }
 }
 
-/** POST /v1/wallet/deposit, retrying while the transfer still lacks confirmations (409 SVC-PAY-006). */
+interface DepositEntry {
+  id: string;
+  amount_usdc: string;
+  tx_hash?: string;
+  timestamp: string;
+}
+
+/**
+ * POST /v1/wallet/deposit, retrying while the transfer still lacks confirmations (409 SVC-PAY-006). A
+ * transfer the deposit watcher credited first (409 SVC-PAY-003) is not a failure for the person: it is
+ * on the balance already.
+ */
 async function claimDeposit(txHash: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     try {
@@ -61,9 +72,50 @@ async function claimDeposit(txHash: string): Promise<string> {
         await new Promise((resolve) => setTimeout(resolve, 3000));
         continue;
       }
+      if (err instanceof ApiError && err.code === 'SVC-PAY-003') {
+        return 'This transfer is already credited to your balance.';
+      }
       throw err;
     }
   }
+}
+
+/** The balance and the latest deposits, redrawn after each claim. */
+function depositSummary(): { element: HTMLElement; refresh: () => Promise<void> } {
+  const balance = h('p', { 'data-testid': 'deposit-balance' });
+  const recent = h('div', { 'aria-live': 'polite' });
+  const element = h(
+    'section',
+    { class: 'card', 'aria-labelledby': 'recent-title' },
+    h('h2', { id: 'recent-title' }, 'Recent deposits'),
+    balance,
+    recent,
+  );
+  const refresh = async () => {
+    try {
+      const [b, deposits] = await Promise.all([
+        api<{ balanceUsdc: string }>('GET', '/v1/billing/balance'),
+        apiData<DepositEntry[]>('GET', '/v1/wallet/history?type=deposit&limit=10'),
+      ]);
+      balance.replaceChildren('Balance: ', h('strong', {}, usdc(b.balanceUsdc)));
+      recent.replaceChildren(
+        deposits.length === 0
+          ? empty('No deposit yet.')
+          : table(
+              ['Credited', 'Amount', 'Transaction'],
+              deposits.map((d) => [
+                when(d.timestamp),
+                usdc(d.amount_usdc),
+                h('code', { class: 'address' }, d.tx_hash ?? ''),
+              ]),
+              'Recent deposits',
+            ),
+      );
+    } catch (err) {
+      recent.replaceChildren(errorBox(err));
+    }
+  };
+  return { element, refresh };
 }
 
 export const depositPage: Page = {
@@ -125,8 +177,14 @@ export const depositPage: Page = {
     );
     claimForm.addEventListener('submit', (event) => {
       event.preventDefault();
-      void act(submit, out, () => claimDeposit(hash.value.trim()));
+      void act(submit, out, () => claim(hash.value.trim()));
     });
+    const summary = depositSummary();
+    const claim = async (txHash: string) => {
+      const result = await claimDeposit(txHash);
+      await summary.refresh();
+      return result;
+    };
     main.append(claimForm);
 
     const links = h(
@@ -135,9 +193,11 @@ export const depositPage: Page = {
       h('h2', { id: 'links-title' }, 'Linked wallets'),
     );
     main.append(links);
+    let linked: string[] = [];
     const loadLinks = async () => {
       try {
         const list = await optional(() => apiData<Link[]>('GET', '/v1/wallet/links'));
+        linked = (list ?? []).map((l) => l.wallet_address.toLowerCase());
         if (list === null)
           return links.replaceChildren(
             h('h2', { id: 'links-title' }, 'Linked wallets'),
@@ -160,11 +220,20 @@ export const depositPage: Page = {
     await loadLinks();
 
     const devnet = await optional(() => apiData<Devnet>('GET', '/v1/devnet'));
-    if (devnet) main.append(devnetPanel(devnet, loadLinks));
+    if (devnet) main.append(devnetPanel(devnet, { reloadLinks: loadLinks, linked: () => linked, claim }));
+    main.append(summary.element);
+    await summary.refresh();
   },
 };
 
-function devnetPanel(devnet: Devnet, reloadLinks: () => Promise<unknown>): HTMLElement {
+interface DevnetHooks {
+  reloadLinks: () => Promise<unknown>;
+  /** Addresses (lower case) linked to the account: the dev wallet needs linking only once. */
+  linked: () => string[];
+  claim: (txHash: string) => Promise<string>;
+}
+
+function devnetPanel(devnet: Devnet, hooks: DevnetHooks): HTMLElement {
   const account = devAccount(true);
   const panel = h(
     'section',
@@ -191,7 +260,8 @@ function devnetPanel(devnet: Devnet, reloadLinks: () => Promise<unknown>): HTMLE
         nonce: signed.nonce,
         signature: signed.signature,
       });
-      await reloadLinks();
+      await hooks.reloadLinks();
+      link.hidden = true;
       return 'Dev wallet linked.';
     }),
   );
@@ -215,15 +285,19 @@ function devnetPanel(devnet: Devnet, reloadLinks: () => Promise<unknown>): HTMLE
         args: [devnet.platform_wallet as Hex, parseUnits(amount.value || '0', 6)],
       });
       await reader.waitForTransactionReceipt({ hash: txHash });
-      return notice(`${await claimDeposit(txHash)} (tx ${txHash})`);
+      return notice(`${await hooks.claim(txHash)} (tx ${txHash})`);
     }),
   );
+  // Signing in with the dev wallet links it already.
+  link.hidden = hooks.linked().includes(account.address.toLowerCase());
   panel.append(
-    h('p', {}, 'Dev wallet: ', h('code', { class: 'address' }, account.address)),
+    h('p', {}, 'Dev wallet: ', h('code', { class: 'address', 'data-testid': 'dev-wallet' }, account.address)),
     h(
       'p',
       { class: 'hint' },
-      'Link it (once), get test USDC from the faucet, then send a deposit to the platform wallet in one click.',
+      link.hidden
+        ? 'Get test USDC from the faucet, then send a deposit to the platform wallet in one click.'
+        : 'Link it (once), get test USDC from the faucet, then send a deposit to the platform wallet in one click.',
     ),
     h('div', { class: 'row' }, link, faucet),
     field('Amount to deposit (USDC)', amount),

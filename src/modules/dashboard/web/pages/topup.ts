@@ -1,6 +1,6 @@
 // Card top-up: POST /v1/billing/checkout, then the processor's checkout page (local or Stripe), which
 // returns here; payments list below.
-import { api } from '../api.js';
+import { type ApiError, api } from '../api.js';
 import { field, h, table } from '../dom.js';
 import { usdc, when } from '../format.js';
 import type { Page } from '../main.js';
@@ -24,9 +24,11 @@ export const topupPage: Page = {
 
     const balanceOut = h('p', { 'data-testid': 'topup-balance' });
     main.append(balanceOut);
-    api<{ balanceUsdc: string }>('GET', '/v1/billing/balance')
-      .then((b) => balanceOut.replaceChildren('Balance: ', h('strong', {}, usdc(b.balanceUsdc))))
-      .catch((err: unknown) => balanceOut.replaceChildren(errorBox(err)));
+    const showBalance = () =>
+      api<{ balanceUsdc: string }>('GET', '/v1/billing/balance')
+        .then((b) => balanceOut.replaceChildren('Balance: ', h('strong', {}, usdc(b.balanceUsdc))))
+        .catch((err: unknown) => balanceOut.replaceChildren(errorBox(err)));
+    void showBalance();
 
     const amount = h('input', {
       type: 'number',
@@ -60,7 +62,7 @@ export const topupPage: Page = {
       { 'aria-labelledby': 'payments-title' },
       h('h2', { id: 'payments-title' }, 'Payments'),
     );
-    main.append(form, list);
+    main.append(form, couponForm(showBalance), list);
     const status = loading('payments');
     list.append(status);
     try {
@@ -84,6 +86,64 @@ export const topupPage: Page = {
     }
   },
 };
+
+interface Redemption {
+  code: string;
+  creditsGranted: string;
+  usdcEquivalent: string;
+  description: string;
+  newBalance: string;
+}
+
+/** What to do about each refusal of POST /v1/billing/coupons/redeem. */
+function couponAdvice(err: ApiError): string | undefined {
+  if (err.code === 'SVC-COUPON-001') return 'No coupon has this code: check it and try again.';
+  if (err.code === 'SVC-COUPON-002') return 'This account has already used this coupon; each works once.';
+  if (err.code === 'SVC-COUPON-003') {
+    return err.details.reason === 'exhausted'
+      ? 'Every redemption of this coupon has been used.'
+      : 'This coupon is past its expiry date.';
+  }
+  return undefined;
+}
+
+/** Redeem a coupon code: the credit goes on the balance at once (once per account and coupon). */
+function couponForm(refreshBalance: () => Promise<unknown>): HTMLElement {
+  const code = h('input', {
+    type: 'text',
+    name: 'coupon',
+    required: true,
+    maxlength: 64,
+    autocomplete: 'off',
+    spellcheck: false,
+  });
+  const redeem = h('button', { type: 'submit' }, 'Redeem coupon');
+  const out = h('div', { 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    { class: 'card', 'aria-labelledby': 'coupon-title' },
+    h('h2', { id: 'coupon-title' }, 'Redeem a coupon'),
+    field('Coupon code', code, 'Codes are not case-sensitive.'),
+    redeem,
+    out,
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act(
+      redeem,
+      out,
+      async () => {
+        const r = await api<Redemption>('POST', '/v1/billing/coupons/redeem', { code: code.value.trim() });
+        code.value = '';
+        await refreshBalance();
+        const about = r.description ? ` (${r.description})` : '';
+        return `Coupon ${r.code} redeemed: +${usdc(r.usdcEquivalent)}${about}. New balance: ${usdc(creditsToUsdc(r.newBalance))}.`;
+      },
+      couponAdvice,
+    );
+  });
+  return form;
+}
 
 /** Credits (integer string) → USDC decimal string, by string arithmetic. */
 function creditsToUsdc(credits: string): string {
