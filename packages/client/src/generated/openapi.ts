@@ -1607,6 +1607,7 @@ export interface paths {
                                 creditsRefunded: boolean;
                                 dailyLimitReached: boolean;
                                 dailySummary: boolean;
+                                keyLimitReached: boolean;
                                 lowBalance: boolean;
                                 paymentConfirmed: boolean;
                                 unusualActivity: boolean;
@@ -1667,6 +1668,7 @@ export interface paths {
                             creditsRefunded?: boolean;
                             dailyLimitReached?: boolean;
                             dailySummary?: boolean;
+                            keyLimitReached?: boolean;
                             lowBalance?: boolean;
                             paymentConfirmed?: boolean;
                             unusualActivity?: boolean;
@@ -1689,6 +1691,7 @@ export interface paths {
                                 creditsRefunded: boolean;
                                 dailyLimitReached: boolean;
                                 dailySummary: boolean;
+                                keyLimitReached: boolean;
                                 lowBalance: boolean;
                                 paymentConfirmed: boolean;
                                 unusualActivity: boolean;
