@@ -95,6 +95,63 @@ describe('svc CLI', () => {
   );
 
   it(
+    'creates an agent key with a policy, shows its policy and usage, changes and removes the policy',
+    async () => {
+      const as = { SVC_URL: url, SVC_API_KEY: apiKey };
+      const created = await svc(
+        [
+          'keys',
+          'create',
+          '--name',
+          'research-agent',
+          '--daily-limit',
+          '5',
+          '--total-limit',
+          '50',
+          '--per-call-limit',
+          '0.25',
+          '--providers',
+          'weather-api,geo-lookup',
+          '--expires-at',
+          '2099-12-31T23:59:59Z',
+          '--json',
+        ],
+        as,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      const key = JSON.parse(created.stdout);
+      expect(key.key).toMatch(/^svc_sk_/);
+      expect(key.policy).toEqual({
+        daily_limit_usdc: '5.000000',
+        total_limit_usdc: '50.000000',
+        per_call_max_usdc: '0.250000',
+        allowed_providers: ['weather-api', 'geo-lookup'],
+        allowed_categories: null,
+        expires_at: '2099-12-31T23:59:59.000Z',
+      });
+
+      const listed = await svc(['keys', 'list'], as);
+      const line = listed.stdout.split('\n').find((l) => l.startsWith(key.id));
+      expect(line).toContain('today 0.000000/5.000000  total 0.000000/50.000000 USDC');
+      expect(line).toContain('per call <= 0.250000  providers weather-api,geo-lookup  expires 2099-12-31');
+
+      // The agent key cannot lift its own leash; the owner's key can change it.
+      const self = await svc(['keys', 'policy', key.id, '--none', '--api-key', key.key], { SVC_URL: url });
+      expect(self.code).toBe(3);
+      expect(self.stderr).toContain('SVC-AUTH-005');
+      const changed = await svc(['keys', 'policy', key.id, '--categories', 'utility', '--json'], as);
+      expect(JSON.parse(changed.stdout).policy).toMatchObject({
+        daily_limit_usdc: null,
+        allowed_categories: ['utility'],
+      });
+      const removed = await svc(['keys', 'policy', key.id, '--none', '--json'], as);
+      expect(JSON.parse(removed.stdout).policy).toBeNull();
+      expect((await svc(['keys', 'policy', key.id], as)).code).toBe(2);
+    },
+    CLI_TEST_TIMEOUT,
+  );
+
+  it(
     'reports service errors with their code and exit code, and an unreachable service with 5',
     async () => {
       const call = await svc(['call', '--provider', 'nope', '--endpoint', 'x', '--json'], { SVC_URL: url });

@@ -1,7 +1,13 @@
 // @svc/client: typed client for the svc capability marketplace (DESIGN.md section 16).
 export { type Challenge, WALLET_REFRESH_MARGIN_MS, WalletSession, type WalletSigner } from './auth.js';
 export type { CallCandidate, CallOptions, CallResult } from './call.js';
-export { type ExecuteOptions, type ExecuteResult, SvcClient, type SvcClientOptions } from './client.js';
+export {
+  type ExecuteOptions,
+  type ExecuteResult,
+  type KeyPolicy,
+  SvcClient,
+  type SvcClientOptions,
+} from './client.js';
 export { type CallAttempt, CLIENT_ERROR_CODES, parseRetryAfter, SvcError } from './errors.js';
 export { creditsToUsdc, usdcToCredits } from './money.js';
 export { DEFAULT_RETRY, type RetryPolicy } from './transport.js';
