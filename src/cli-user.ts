@@ -4,7 +4,13 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { CLIENT_ERROR_CODES, type KeyPolicy, SvcClient, SvcError } from '../packages/client/src/index.js';
+import {
+  CLIENT_ERROR_CODES,
+  type KeyPolicy,
+  type ResponseOf,
+  SvcClient,
+  SvcError,
+} from '../packages/client/src/index.js';
 import { type CliConfig, loadCliConfig } from './config.js';
 
 export const EXIT = {
@@ -101,21 +107,8 @@ function policyFromFlags(flags: Flags): KeyPolicy | undefined {
   return Object.keys(policy).length > 0 ? policy : undefined;
 }
 
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  status: string;
-  policy?: {
-    daily_limit_usdc: string | null;
-    total_limit_usdc: string | null;
-    per_call_max_usdc: string | null;
-    allowed_providers: string[] | null;
-    allowed_categories: string[] | null;
-    expires_at: string | null;
-  } | null;
-  usage?: { today_usdc: string; total_usdc: string };
-}
+/** A key as `GET /v1/keys` lists it. */
+type KeyRow = ResponseOf<'/v1/keys', 'get'>['data'][number];
 
 /** "today 1.2/5 USDC  total 7.5/50 USDC  per call ≤0.25  providers a,b  expires …" for `keys list`. */
 function describePolicy(k: KeyRow): string {

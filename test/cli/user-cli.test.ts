@@ -1,34 +1,16 @@
 // The `svc` CLI as a user runs it: a real process (bin/svc.mjs) against the real service on a port.
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { CLI_TEST_TIMEOUT, runSvc } from './run.js';
 
-const BIN = path.resolve('bin/svc.mjs');
-/** Each command is a fresh Node process compiling TypeScript: seconds each on a busy machine. */
-const CLI_TEST_TIMEOUT = 240_000;
 const credentialsFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'svc-cli-')), 'credentials.json');
 
-/** Runs `svc ...` asynchronously (the service under test answers in this process meanwhile). */
-function svc(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        env: { ...process.env, SVC_CREDENTIALS_FILE: credentialsFile, SVC_API_KEY: '', ...env },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const svc = (args: string[], env: Record<string, string> = {}) =>
+  runSvc(args, { SVC_CREDENTIALS_FILE: credentialsFile, ...env });
 
 let t: TestApp;
 let url: string;

@@ -12,3 +12,4 @@ export { type CallAttempt, CLIENT_ERROR_CODES, parseRetryAfter, SvcError } from 
 export { creditsToUsdc, usdcToCredits } from './money.js';
 export { DEFAULT_RETRY, type RetryPolicy } from './transport.js';
 export type { BodyOf, paths, QueryOf, ResponseOf } from './types.js';
+export { createX402Payer, type X402CallResult, type X402Payer, type X402PayerOptions } from './x402.js';
