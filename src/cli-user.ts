@@ -4,7 +4,13 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { CLIENT_ERROR_CODES, SvcClient, SvcError } from '../packages/client/src/index.js';
+import {
+  CLIENT_ERROR_CODES,
+  type KeyPolicy,
+  type ResponseOf,
+  SvcClient,
+  SvcError,
+} from '../packages/client/src/index.js';
 import { type CliConfig, loadCliConfig } from './config.js';
 
 export const EXIT = {
@@ -23,6 +29,8 @@ interface UserCommand {
   name: string;
   usage: string;
   summary: string;
+  /** More help, printed by --help only. */
+  details?: string;
   options: Options;
   run(ctx: Context, flags: Flags, positionals: string[]): Promise<unknown>;
   /** Human output (the --json output is the returned value as JSON). */
@@ -65,6 +73,60 @@ const int = (flags: Flags, name: string): number | undefined => {
 };
 const table = (rows: string[][]) => rows.map((r) => r.join('  ')).join('\n');
 
+const POLICY_OPTIONS: Options = {
+  'daily-limit': { type: 'string' },
+  daily: { type: 'string' }, // the short form DESIGN.md uses (`svc keys create --daily 5`)
+  'total-limit': { type: 'string' },
+  'per-call-limit': { type: 'string' },
+  providers: { type: 'string' },
+  categories: { type: 'string' },
+  'expires-at': { type: 'string' },
+};
+
+const list = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+
+/** The policy the flags describe, or undefined when none is given. The service validates the values. */
+function policyFromFlags(flags: Flags): KeyPolicy | undefined {
+  const daily = str(flags, 'daily-limit') ?? str(flags, 'daily');
+  const policy: KeyPolicy = {
+    ...(daily !== undefined ? { daily_limit_usdc: daily } : {}),
+    ...(str(flags, 'total-limit') !== undefined ? { total_limit_usdc: str(flags, 'total-limit') } : {}),
+    ...(str(flags, 'per-call-limit') !== undefined
+      ? { per_call_max_usdc: str(flags, 'per-call-limit') }
+      : {}),
+    ...(str(flags, 'providers') !== undefined ? { allowed_providers: list(str(flags, 'providers')) } : {}),
+    ...(str(flags, 'categories') !== undefined ? { allowed_categories: list(str(flags, 'categories')) } : {}),
+    ...(str(flags, 'expires-at') !== undefined ? { expires_at: str(flags, 'expires-at') } : {}),
+  };
+  return Object.keys(policy).length > 0 ? policy : undefined;
+}
+
+/** A key as `GET /v1/keys` lists it. */
+type KeyRow = ResponseOf<'/v1/keys', 'get'>['data'][number];
+
+/** "today 1.2/5 USDC  total 7.5/50 USDC  per call ≤0.25  providers a,b  expires …" for `keys list`. */
+function describePolicy(k: KeyRow): string {
+  const p = k.policy;
+  const today = k.usage?.today_usdc ?? '0';
+  const total = k.usage?.total_usdc ?? '0';
+  if (!p) return `no policy  today ${today}  total ${total} USDC`;
+  const parts = [
+    `today ${today}${p.daily_limit_usdc !== null ? `/${p.daily_limit_usdc}` : ''}`,
+    `total ${total}${p.total_limit_usdc !== null ? `/${p.total_limit_usdc}` : ''} USDC`,
+  ];
+  if (p.per_call_max_usdc !== null) parts.push(`per call <= ${p.per_call_max_usdc}`);
+  if (p.allowed_providers) parts.push(`providers ${p.allowed_providers.join(',')}`);
+  if (p.allowed_categories) parts.push(`categories ${p.allowed_categories.join(',')}`);
+  if (p.expires_at) parts.push(`expires ${p.expires_at}`);
+  return parts.join('  ');
+}
+
 export const userCommands: UserCommand[] = [
   {
     name: 'login',
@@ -96,25 +158,37 @@ export const userCommands: UserCommand[] = [
   },
   {
     name: 'keys',
-    usage: 'keys create --name N | keys list | keys revoke KEY_ID',
-    summary: "manage the account's API keys",
-    options: { name: { type: 'string' } },
+    usage:
+      'keys create --name N [POLICY] | keys policy KEY_ID (POLICY | --none) | keys list | keys revoke KEY_ID',
+    details:
+      'POLICY (an agent key): [--daily-limit USDC] [--total-limit USDC] [--per-call-limit USDC]\n' +
+      '  [--providers a,b] [--categories x,y] [--expires-at ISO-DATE-TIME]\n' +
+      '`keys policy` replaces the whole policy; --none removes it. `keys list` shows each policy and usage.',
+    summary: "manage the account's API keys; a key with a policy is an agent key (docs/keys.md)",
+    options: {
+      name: { type: 'string' },
+      none: { type: 'boolean' },
+      ...POLICY_OPTIONS,
+    },
     async run(ctx, flags, [action, keyId]) {
-      if (action === 'create') return (await ctx.client.createKey(need(flags, 'name'))).data;
+      const policy = policyFromFlags(flags);
+      if (action === 'create') return (await ctx.client.createKey(need(flags, 'name'), policy)).data;
+      if (action === 'policy' && keyId) {
+        if (flags.none) {
+          if (policy) throw new UsageError('--none removes the policy: give no policy flags with it');
+          return (await ctx.client.setKeyPolicy(keyId, null)).data;
+        }
+        if (!policy) throw new UsageError('keys policy needs policy flags, or --none to remove the policy');
+        return (await ctx.client.setKeyPolicy(keyId, policy)).data;
+      }
+      if (policy || flags.none) throw new UsageError('policy flags go with keys create or keys policy');
       if (action === 'list') return (await ctx.client.listKeys()).data;
       if (action === 'revoke' && keyId) return (await ctx.client.revokeKey(keyId)).data;
-      throw new UsageError('keys needs create --name N, list, or revoke KEY_ID');
+      throw new UsageError('keys needs create --name N, policy KEY_ID, list, or revoke KEY_ID');
     },
     print: (r) =>
       Array.isArray(r)
-        ? table(
-            (r as { id: string; name: string; prefix: string; status: string }[]).map((k) => [
-              k.id,
-              k.prefix,
-              k.status,
-              k.name,
-            ]),
-          )
+        ? table((r as KeyRow[]).map((k) => [k.id, k.prefix, k.status, k.name, describePolicy(k)]))
         : JSON.stringify(r, null, 2),
   },
   {
@@ -299,7 +373,10 @@ export async function runUserCommand(name: string, argv: string[]): Promise<numb
     });
     json = values.json === true;
     if (values.help) {
-      console.log(`usage: svc ${command.usage} [--json] [--url URL] [--api-key KEY]\n\n${command.summary}`);
+      console.log(
+        `usage: svc ${command.usage} [--json] [--url URL] [--api-key KEY]\n\n${command.summary}` +
+          (command.details ? `\n\n${command.details}` : ''),
+      );
       return EXIT.ok;
     }
     const config = loadCliConfig();

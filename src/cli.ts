@@ -3,10 +3,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { adminCommands, runningService, runOverApi } from './cli-admin.js';
 import { EXIT, runUserCommand, userCommands, userCommandsHelp } from './cli-user.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadCliConfig, loadConfig } from './config.js';
 import { openDatabase } from './db/index.js';
 import { migrate } from './db/migrate.js';
 import { closeDeps, createDeps, loadSecrets } from './deps.js';
+import { startProgress } from './lib/progress.js';
 import { runDepositCli } from './modules/deposits/index.js';
 import { subscribeModules } from './wiring.js';
 
@@ -38,7 +39,7 @@ const SERVICE_HELP: Record<string, string> = {
   migrate: 'usage: svc migrate\n\nApply database migrations and exit.',
   mcp: 'usage: svc mcp\n\nMCP server on stdio for desktop agents, relaying to SVC_URL with SVC_API_KEY (docs/mcp.md).',
   deposit:
-    'usage: svc deposit --amount <usdc> [--api-key K] [--url U] [--wallet-file F]\n\nDevnet: fund the account with a real on-chain USDC deposit (faucet, link, transfer, submit; docs/deposits.md).',
+    'usage: svc deposit --amount <usdc> [--api-key K] [--url U] [--wallet-file F] [--json]\n\nDevnet: fund the account with a real on-chain USDC deposit (faucet, link, transfer, submit; docs/deposits.md).\nThe service is --url, else SVC_URL, else SVC_PUBLIC_URL. While it waits for confirmations a progress\nindicator runs on stderr (a terminal only, never with --json).',
   token: 'usage: svc admin token\n\nPrint the admin token.',
 };
 
@@ -101,18 +102,27 @@ async function main(argv: string[]) {
           'api-key': { type: 'string' },
           url: { type: 'string' },
           'wallet-file': { type: 'string' },
+          json: { type: 'boolean' },
         },
       });
       if (!values.amount) {
         console.error(USAGE);
         return 2;
       }
+      const json = values.json === true;
+      // The service to pay into: --url, else SVC_URL like every user command, else this service's own URL.
+      const cli = loadCliConfig();
       const deposit = await runDepositCli({
-        url: (values.url ?? config.publicUrl).replace(/\/$/, ''),
+        url: (values.url ?? (cli.urlSet ? cli.url : config.publicUrl)).replace(/\/$/, ''),
         amount: values.amount,
         apiKey: values['api-key'] ?? config.cliApiKey,
         walletFile: values['wallet-file'] ?? path.join(config.dataDir, 'devnet', 'cli-wallet.key'),
-        log: (line) => console.log(line),
+        // With --json, stdout carries the deposit only.
+        log: (line) => (json ? console.error(line) : console.log(line)),
+        waiting: (label) => {
+          const p = startProgress(label, { enabled: !json });
+          return () => p.stop();
+        },
       });
       console.log(JSON.stringify(deposit, null, 2));
       return 0;

@@ -438,6 +438,8 @@ export function loadMcpBridgeConfig(env: Env = process.env): McpBridgeConfig {
 export interface CliConfig {
   /** SVC_URL: the service, default http://127.0.0.1:8080 */
   url: string;
+  /** Whether SVC_URL was set (else `url` is the default). */
+  urlSet: boolean;
   /** SVC_API_KEY: overrides the saved credentials. */
   apiKey: string | undefined;
   /** SVC_CREDENTIALS_FILE: where `svc login` saves credentials, default ~/.config/svc/credentials.json */
@@ -448,6 +450,7 @@ export function loadCliConfig(env: Env = process.env): CliConfig {
   const home = str(env, 'HOME') ?? '.';
   return {
     url: (url(env, 'SVC_URL', ['http:', 'https:']) ?? 'http://127.0.0.1:8080').replace(/\/$/, ''),
+    urlSet: url(env, 'SVC_URL', ['http:', 'https:']) !== undefined,
     apiKey: str(env, 'SVC_API_KEY'),
     credentialsFile: path.resolve(
       str(env, 'SVC_CREDENTIALS_FILE') ?? path.join(home, '.config', 'svc', 'credentials.json'),

@@ -46,6 +46,17 @@ export interface DomainHooks {
   'balance.decreased': { accountId: string; balanceBefore: bigint; balanceAfter: bigint };
   /** A call was refused by the daily limit; run on an executor that commits. */
   'daily-limit.reached': { accountId: string; limitCredits: bigint; spentCredits: bigint; day: string };
+  /** A call was refused by the daily or total budget of its API key's policy; run on an executor that commits. */
+  'key-limit.reached': {
+    accountId: string;
+    keyId: string;
+    limitType: 'key_daily' | 'key_total';
+    limitCredits: bigint;
+    /** The key's spend in the budget's window (the UTC day, or in total), before the refused call. */
+    spentCredits: bigint;
+    /** The UTC day of the refusal, YYYY-MM-DD. */
+    day: string;
+  };
   'call.refunded': {
     accountId: string;
     callId: string;

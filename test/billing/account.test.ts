@@ -239,6 +239,7 @@ describe('GET /v1/billing/limits and /v1/billing/alerts', () => {
       emailNotifications: {
         lowBalance: false,
         dailyLimitReached: true,
+        keyLimitReached: true,
         paymentConfirmed: true,
         creditsRefunded: false,
         unusualActivity: false,
@@ -276,6 +277,7 @@ describe('PUT /v1/billing/alerts', () => {
       emailNotifications: {
         lowBalance: true,
         dailyLimitReached: true,
+        keyLimitReached: true,
         paymentConfirmed: false,
         creditsRefunded: false,
         unusualActivity: false,

@@ -1,34 +1,16 @@
 // The `svc` CLI as a user runs it: a real process (bin/svc.mjs) against the real service on a port.
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { CLI_TEST_TIMEOUT, runSvc } from './run.js';
 
-const BIN = path.resolve('bin/svc.mjs');
-/** Each command is a fresh Node process compiling TypeScript: seconds each on a busy machine. */
-const CLI_TEST_TIMEOUT = 240_000;
 const credentialsFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'svc-cli-')), 'credentials.json');
 
-/** Runs `svc ...` asynchronously (the service under test answers in this process meanwhile). */
-function svc(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        env: { ...process.env, SVC_CREDENTIALS_FILE: credentialsFile, SVC_API_KEY: '', ...env },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
+const svc = (args: string[], env: Record<string, string> = {}) =>
+  runSvc(args, { SVC_CREDENTIALS_FILE: credentialsFile, ...env });
 
 let t: TestApp;
 let url: string;
@@ -90,6 +72,63 @@ describe('svc CLI', () => {
       expect(keys.stdout).toContain('svc_sk_');
       const csv = await svc(['usage', '--csv'], { SVC_URL: url });
       expect(csv.stdout.split('\n')[0]).toMatch(/^timestamp,call_id,provider_id/);
+    },
+    CLI_TEST_TIMEOUT,
+  );
+
+  it(
+    'creates an agent key with a policy, shows its policy and usage, changes and removes the policy',
+    async () => {
+      const as = { SVC_URL: url, SVC_API_KEY: apiKey };
+      const created = await svc(
+        [
+          'keys',
+          'create',
+          '--name',
+          'research-agent',
+          '--daily-limit',
+          '5',
+          '--total-limit',
+          '50',
+          '--per-call-limit',
+          '0.25',
+          '--providers',
+          'weather-api,geo-lookup',
+          '--expires-at',
+          '2099-12-31T23:59:59Z',
+          '--json',
+        ],
+        as,
+      );
+      expect(created.code, created.stderr).toBe(0);
+      const key = JSON.parse(created.stdout);
+      expect(key.key).toMatch(/^svc_sk_/);
+      expect(key.policy).toEqual({
+        daily_limit_usdc: '5.000000',
+        total_limit_usdc: '50.000000',
+        per_call_max_usdc: '0.250000',
+        allowed_providers: ['weather-api', 'geo-lookup'],
+        allowed_categories: null,
+        expires_at: '2099-12-31T23:59:59.000Z',
+      });
+
+      const listed = await svc(['keys', 'list'], as);
+      const line = listed.stdout.split('\n').find((l) => l.startsWith(key.id));
+      expect(line).toContain('today 0.000000/5.000000  total 0.000000/50.000000 USDC');
+      expect(line).toContain('per call <= 0.250000  providers weather-api,geo-lookup  expires 2099-12-31');
+
+      // The agent key cannot lift its own leash; the owner's key can change it.
+      const self = await svc(['keys', 'policy', key.id, '--none', '--api-key', key.key], { SVC_URL: url });
+      expect(self.code).toBe(3);
+      expect(self.stderr).toContain('SVC-AUTH-005');
+      const changed = await svc(['keys', 'policy', key.id, '--categories', 'utility', '--json'], as);
+      expect(JSON.parse(changed.stdout).policy).toMatchObject({
+        daily_limit_usdc: null,
+        allowed_categories: ['utility'],
+      });
+      const removed = await svc(['keys', 'policy', key.id, '--none', '--json'], as);
+      expect(JSON.parse(removed.stdout).policy).toBeNull();
+      expect((await svc(['keys', 'policy', key.id], as)).code).toBe(2);
     },
     CLI_TEST_TIMEOUT,
   );

@@ -39,6 +39,12 @@ export interface ExecuteResult {
   requestId: string | undefined;
 }
 
+/**
+ * A key's spending policy: `daily_limit_usdc`, `total_limit_usdc`, `per_call_max_usdc` (USDC strings),
+ * `allowed_providers`, `allowed_categories`, `expires_at` (ISO date-time); every field optional.
+ */
+export type KeyPolicy = NonNullable<BodyOf<'/v1/keys', 'post'>['policy']>;
+
 const enc = encodeURIComponent;
 
 export class SvcClient {
@@ -140,11 +146,23 @@ export class SvcClient {
   listKeys(query: QueryOf<'/v1/keys', 'get'> = {}) {
     return this.json<ResponseOf<'/v1/keys', 'get'>>({ method: 'GET', path: '/v1/keys', query });
   }
-  createKey(name: string) {
+  /**
+   * Creates an API key; with a `policy` it is an agent key, held to its budgets, allow-lists and expiry
+   * (docs/keys.md). The secret (`data.key`) is shown only in this answer.
+   */
+  createKey(name: string, policy?: KeyPolicy) {
     return this.json<ResponseOf<'/v1/keys', 'post', 201>>({
       method: 'POST',
       path: '/v1/keys',
-      body: { name },
+      body: policy === undefined ? { name } : { name, policy },
+    });
+  }
+  /** Replaces a key's spending policy; `null` removes it. Applies from the key's next call. */
+  setKeyPolicy(keyId: string, policy: KeyPolicy | null) {
+    return this.json<ResponseOf<'/v1/keys/{keyId}/policy', 'put'>>({
+      method: 'PUT',
+      path: `/v1/keys/${enc(keyId)}/policy`,
+      body: { policy },
     });
   }
   revokeKey(keyId: string) {

@@ -60,6 +60,7 @@ export async function updateLimits(deps: AppDeps, accountId: string, input: Limi
 export const ALERT_KEYS = [
   'lowBalance',
   'dailyLimitReached',
+  'keyLimitReached',
   'paymentConfirmed',
   'creditsRefunded',
   'unusualActivity',
@@ -72,6 +73,7 @@ export type AlertKey = (typeof ALERT_KEYS)[number];
 export const ALERT_DEFAULTS: Readonly<Record<AlertKey, boolean>> = {
   lowBalance: false,
   dailyLimitReached: true,
+  keyLimitReached: true,
   paymentConfirmed: true,
   creditsRefunded: false,
   unusualActivity: false,

@@ -23,6 +23,8 @@ export interface DepositCliOptions {
   apiKey: string | undefined;
   walletFile: string;
   log: (line: string) => void;
+  /** Shows that a long step (waiting for the chain) is under way; the returned function ends it. */
+  waiting?: (label: string) => () => void;
 }
 
 type Headers = Record<string, string>;
@@ -129,8 +131,17 @@ export async function runDepositCli(o: DepositCliOptions): Promise<Record<string
     data: encodeFunctionData({ abi: usdcAbi, functionName: 'transfer', args: [d.platform_wallet, credits] }),
   });
   o.log(`transfer of ${o.amount} USDC to ${d.platform_wallet}: ${hash}`);
-  await client.waitForTransactionReceipt({ hash });
+  const done = o.waiting?.('waiting for the transfer to be mined and confirmed') ?? (() => {});
+  try {
+    await client.waitForTransactionReceipt({ hash });
+    return await submitWhenConfirmed(o, headers, hash);
+  } finally {
+    done();
+  }
+}
 
+/** Submits the transfer, retrying while the service waits for its confirmations. */
+async function submitWhenConfirmed(o: DepositCliOptions, headers: Headers, hash: Hex) {
   for (let attempt = 0; ; attempt++) {
     const r = await api(o.url, 'POST', '/v1/wallet/deposit', headers, { tx_hash: hash });
     if (r.status === 201) return r.json.data as Record<string, unknown>;

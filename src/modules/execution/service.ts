@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError, errorBody } from '../../errors/catalogue.js';
+import { utcDay } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc, creditsToUsdcShort, isUsdcString, usdcToCredits } from '../../lib/money.js';
 import {
@@ -280,9 +281,22 @@ async function debit(
         throw new AppError('SVC-AUTH-001', 'The API key has expired');
       case 'key_not_allowed':
         throw new AppError('SVC-AUTH-005', 'The API key is not allowed to call this provider');
-      case 'key_per_call':
       case 'key_daily':
       case 'key_total':
+        // Own committing transaction: the refused call's transaction wrote nothing.
+        await deps.db.orm.transaction((tx) =>
+          deps.hooks.run('key-limit.reached', tx, {
+            accountId: input.accountId,
+            keyId: refusal.keyId,
+            limitType: refusal.kind as 'key_daily' | 'key_total',
+            limitCredits: refusal.limitCredits,
+            spentCredits:
+              refusal.kind === 'key_daily' ? refusal.spentTodayCredits : refusal.spentTotalCredits,
+            day: utcDay(now),
+          }),
+        );
+        throw keyLimitError(refusal, price);
+      case 'key_per_call':
         throw keyLimitError(refusal, price);
       case 'unknown_account':
       case 'inactive':

@@ -41,7 +41,8 @@ export const TOOLS: readonly ToolDefinition[] = [
       'Search the marketplace for API endpoints (capabilities) that can do a task, ranked by relevance. ' +
       'Free; no account needed. Each result has provider_id and endpoint_slug, its price per call in USDC ' +
       '(pricing.price_per_call_usdc), quality (uptime, latency) and the parameters it takes. Next: ' +
-      'svc_get_endpoint for the full parameter schema of a result, then svc_execute to call it.',
+      'svc_get_endpoint for the full parameter schema of a result, then svc_execute to call it. With an ' +
+      'agent key (an API key with a spending policy), only what the key may call is listed.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -75,7 +76,8 @@ export const TOOLS: readonly ToolDefinition[] = [
       for (const key of ['category', 'max_price_per_call', 'min_uptime_pct'] as const) {
         if (args[key] !== undefined) filters[key] = args[key];
       }
-      const payload: Args = { query: args.query };
+      // An agent key sees only what its policy lets it call; for any other caller this changes nothing.
+      const payload: Args = { query: args.query, allowed_only: true };
       if (Object.keys(filters).length > 0) payload.filters = filters;
       if (args.limit !== undefined) payload.limit = args.limit;
       return { url: '/v1/discover', payload };
@@ -113,7 +115,9 @@ export const TOOLS: readonly ToolDefinition[] = [
       'remaining_balance_usdc, latency_ms, ...}, data: <the provider answer>}. A provider error (5xx) or ' +
       'timeout is refunded automatically; a provider 4xx (bad params) is charged, so check the params ' +
       'against svc_get_endpoint first. Pass an idempotency_key to retry safely without paying twice. ' +
-      'Errors: SVC-PAY-001 balance too low (see svc_deposit_info), SVC-EXE-003 params invalid. Without ' +
+      'Errors: SVC-PAY-001 balance too low (see svc_deposit_info), SVC-EXE-003 params invalid, ' +
+      "SVC-CREDIT-002 a spend limit or the API key's budget (details.limitType), SVC-AUTH-005 the key may " +
+      'not call this provider. Without ' +
       'an account: SVC-AUTH-001 with the x402 payment requirements (accepts); sign one with an x402 client ' +
       'and call again with the PaymentPayload in _meta["x402/payment"] to pay this one call in USDC.',
     inputSchema: {

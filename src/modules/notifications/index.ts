@@ -2,6 +2,7 @@
 // the mails other modules' events cause. Those modules never import this one: they run hooks
 // (deps.hooks, DomainHooks in src/deps.ts) that subscribeNotifications attaches at wiring time.
 import type { AppDeps } from '../../deps.js';
+import { onKeyLimitReached } from './key-limit-mail.js';
 import {
   afterBalanceDecrease,
   onAccountSuspended,
@@ -22,6 +23,7 @@ export function subscribeNotifications(deps: AppDeps): void {
   const { hooks } = deps;
   hooks.on('balance.decreased', 'notifications', (ex, e) => afterBalanceDecrease(ex, deps, e));
   hooks.on('daily-limit.reached', 'notifications', (ex, e) => onDailyLimitReached(ex, deps, e));
+  hooks.on('key-limit.reached', 'notifications', (ex, e) => onKeyLimitReached(ex, deps, e));
   hooks.on('call.refunded', 'notifications', (ex, e) => onCallRefunded(ex, deps, e));
   hooks.on('payment.completed', 'notifications', (ex, e) => onPaymentCompleted(ex, deps, e));
   hooks.on('account.suspended', 'notifications', (ex, e) => onAccountSuspended(ex, deps, e));

@@ -3,8 +3,8 @@
 import { creditsToUsdc } from '../../lib/money.js';
 import { formatUsdCents, type MailContent } from './render.js';
 
-const usdc = (credits: bigint) => `${creditsToUsdc(credits)} USDC`;
-const creditsAndUsdc = (credits: bigint) => `${credits} credits (${usdc(credits)})`;
+export const usdc = (credits: bigint) => `${creditsToUsdc(credits)} USDC`;
+export const creditsAndUsdc = (credits: bigint) => `${credits} credits (${usdc(credits)})`;
 
 export function paymentConfirmedMail(
   publicUrl: string,

@@ -10,6 +10,7 @@ export type EmailKind =
   | 'low_balance'
   | 'credits_depleted'
   | 'daily_limit_reached'
+  | 'key_limit_reached'
   | 'credits_refunded'
   | 'unusual_activity'
   | 'account_suspended'

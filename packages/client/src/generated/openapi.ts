@@ -2205,6 +2205,7 @@ export interface paths {
                                 creditsRefunded: boolean;
                                 dailyLimitReached: boolean;
                                 dailySummary: boolean;
+                                keyLimitReached: boolean;
                                 lowBalance: boolean;
                                 paymentConfirmed: boolean;
                                 unusualActivity: boolean;
@@ -2265,6 +2266,7 @@ export interface paths {
                             creditsRefunded?: boolean;
                             dailyLimitReached?: boolean;
                             dailySummary?: boolean;
+                            keyLimitReached?: boolean;
                             lowBalance?: boolean;
                             paymentConfirmed?: boolean;
                             unusualActivity?: boolean;
@@ -2287,6 +2289,7 @@ export interface paths {
                                 creditsRefunded: boolean;
                                 dailyLimitReached: boolean;
                                 dailySummary: boolean;
+                                keyLimitReached: boolean;
                                 lowBalance: boolean;
                                 paymentConfirmed: boolean;
                                 unusualActivity: boolean;

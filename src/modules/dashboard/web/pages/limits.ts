@@ -16,6 +16,7 @@ interface Alerts {
 const ALERT_LABELS: Record<string, string> = {
   lowBalance: 'Balance below the threshold',
   dailyLimitReached: 'Daily limit reached',
+  keyLimitReached: "An API key's budget reached",
   paymentConfirmed: 'Payment confirmed (always sent)',
   creditsRefunded: 'Credits refunded',
   unusualActivity: 'Unusual activity',
