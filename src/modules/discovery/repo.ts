@@ -1,5 +1,6 @@
-// Discovery's reads: the whole catalogue (providers + endpoints), a cheap catalogue fingerprint for
-// noticing changes made by other instances, and the quality metrics of every endpoint.
+// Discovery's reads: the catalogue (providers + endpoints; all of it, or a few providers), a cheap
+// catalogue fingerprint and per-provider versions for noticing changes made by other instances, and the
+// quality metrics of every endpoint.
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
 import { loadEndpointQuality } from '../catalog/index.js';
@@ -20,14 +21,22 @@ interface EndpointRow {
   price_credits: bigint;
 }
 
-/** Every endpoint with its provider's texts, in a stable order (provider id, slug). */
-export async function loadCatalogue(db: Executor): Promise<CatalogueEndpoint[]> {
+/**
+ * Every endpoint of the listed (active) providers with their provider's texts, in a stable order
+ * (provider id, slug); all providers when `providerIds` is undefined.
+ */
+export async function loadCatalogue(db: Executor, providerIds?: string[]): Promise<CatalogueEndpoint[]> {
+  const only =
+    providerIds === undefined
+      ? sql``
+      : sql`AND p.id IN (SELECT json_array_elements_text(${JSON.stringify(providerIds)}::json))`;
   const result = await rows<EndpointRow>(
     db,
     sql`SELECT p.id AS provider_id, p.name AS provider_name, p.description AS provider_description,
                p.category, to_json(p.tags) AS provider_tags, e.slug, e.method, e.description,
                to_json(e.tags) AS tags, e.parameters, e.response_schema, e.price_credits
         FROM endpoints e JOIN providers p ON p.id = e.provider_id
+        WHERE p.status = 'active' ${only}
         ORDER BY p.id, e.slug`,
   );
   return result.map((r) => ({
@@ -47,17 +56,29 @@ export async function loadCatalogue(db: Executor): Promise<CatalogueEndpoint[]> 
 }
 
 /**
- * Changes whenever a provider is created, replaced or deleted: counts plus the newest update time.
- * One index-free aggregate over small tables, run at most every few seconds per instance.
+ * Changes whenever a provider is created, replaced, deleted or changes status: counts plus the newest
+ * update time. One aggregate over the providers table, run a few times a second per busy instance.
  */
 export async function catalogueFingerprint(db: Executor): Promise<string> {
-  const [row] = await rows<{ providers: number; endpoints: number; updated: string | null }>(
+  const [row] = await rows<{ providers: number; active: number; updated: string | null }>(
     db,
-    sql`SELECT (SELECT count(*)::int FROM providers) AS providers,
-               (SELECT count(*)::int FROM endpoints) AS endpoints,
-               (SELECT max(updated_at)::text FROM providers) AS updated`,
+    sql`SELECT count(*)::int AS providers, count(*) FILTER (WHERE status = 'active')::int AS active,
+               max(updated_at)::text AS updated
+        FROM providers`,
   );
-  return `${row?.providers ?? 0}/${row?.endpoints ?? 0}/${row?.updated ?? ''}`;
+  return `${row?.providers ?? 0}/${row?.active ?? 0}/${row?.updated ?? ''}`;
+}
+
+/**
+ * The version of every provider (update time and status): comparing two of these lists tells which
+ * providers were added, replaced or removed since, so only those are re-read and re-indexed.
+ */
+export async function providerVersions(db: Executor): Promise<Map<string, string>> {
+  const result = await rows<{ id: string; version: string }>(
+    db,
+    sql`SELECT id, updated_at::text || ' ' || status AS version FROM providers`,
+  );
+  return new Map(result.map((r) => [r.id, r.version]));
 }
 
 /** Quality metrics keyed "provider/slug" (the catalogue's loader); endpoints without a row have defaults. */

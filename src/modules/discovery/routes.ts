@@ -72,7 +72,9 @@ function wantsFresh(request: FastifyRequest): boolean {
 }
 
 export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Per app: its own index, caches and word vectors, built on its first request and dropped with it.
   const service = new DiscoveryService(app.deps, app.log);
+  app.addHook('onClose', async () => service.close());
 
   app.post(
     '/v1/discover',

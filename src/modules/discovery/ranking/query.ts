@@ -2,7 +2,7 @@
 // words of similar meaning), score candidates lexically (MiniSearch BM25+), by soft coverage of the
 // query words and by meaning (cosine of SIF-weighted mean word vectors), and blend them into one
 // relevance in [0, 1].
-import { LEXICAL_BOOSTS, type SearchIndex, type VocabEntry } from './search-index.js';
+import { idfOf, LEXICAL_BOOSTS, type SearchIndex, surfaceWords, type VocabEntry } from './search-index.js';
 import { contentWords, stem } from './text.js';
 import { editDistance } from './typos.js';
 
@@ -73,7 +73,7 @@ function correctTypo(index: SearchIndex, word: string): string | undefined {
   const limit = word.length >= 8 ? 2 : 1;
   let best: string | undefined;
   let bestDistance = limit + 1;
-  for (const candidate of index.surfaceWords) {
+  for (const candidate of surfaceWords(index)) {
     if (Math.abs(candidate.length - word.length) > limit) continue;
     const d = editDistance(word, candidate, limit);
     if (d < bestDistance) {
@@ -116,7 +116,7 @@ function correctToEnglish(index: SearchIndex, word: string): string | undefined 
 }
 
 export function analyse(index: SearchIndex, query: string): QueryWord[] {
-  const n = Math.max(index.endpoints.length, 1);
+  const n = Math.max(index.live, 1);
   const unknownIdf = Math.log(1 + (n + 0.5) / 0.5);
   const dims = index.vectors.dims;
   const seen = new Set<string>();
@@ -143,7 +143,8 @@ export function analyse(index: SearchIndex, query: string): QueryWord[] {
     out.push({
       word,
       stem: s,
-      weight: (entry ? entry.idf : unknownIdf * QUERY_TUNING.unknownWordWeight) * index.vectors.sif(word),
+      weight:
+        (entry ? idfOf(index, entry) : unknownIdf * QUERY_TUNING.unknownWordWeight) * index.vectors.sif(word),
       vector: own ?? row,
     });
   }
@@ -164,7 +165,11 @@ export function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
     let sim = 0;
     const off = r * dims;
     for (let d = 0; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
-    if (sim >= min) found.push({ entry: index.vectorVocab[r] as VocabEntry, sim });
+    // A stem no live endpoint uses any more keeps its row until the next full build: not a neighbour.
+    if (sim >= min) {
+      const entry = index.vectorVocab[r] as VocabEntry;
+      if (entry.docs.length > 0) found.push({ entry, sim });
+    }
   }
   found.sort((a, b) => b.sim - a.sim);
   const result = found.filter((f) => f.entry.stem !== w.stem).slice(0, QUERY_TUNING.softNeighbours);
@@ -220,7 +225,7 @@ export function matchQuery(
   // (adding them to the BM25 query as well measured no better, and costs time on large catalogues).
   // Words in a large share of the catalogue carry almost no BM25 weight but cost the most to score:
   // they are left to soft coverage (as Lucene's common-terms query does).
-  const skipAbove = Math.max(t.lexicalMaxDocShare * index.endpoints.length, t.lexicalSkipMinDocs);
+  const skipAbove = Math.max(t.lexicalMaxDocShare * index.live, t.lexicalSkipMinDocs);
   const terms = new Set(
     words.filter((w) => (index.vocab.get(w.stem)?.docs.length ?? 0) <= skipAbove).map((w) => w.stem),
   );
