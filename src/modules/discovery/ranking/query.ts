@@ -151,17 +151,33 @@ export function analyse(index: SearchIndex, query: string): QueryWord[] {
   return out;
 }
 
-/** Catalogue stems similar in meaning to a query word, best first (memoised per index snapshot). */
+/**
+ * Catalogue stems similar in meaning to a query word, best first. Memoised per index: vocabulary rows are
+ * only ever appended, so after a catalogue change a memoised list is completed by scanning the rows added
+ * since, and stems no live endpoint uses any more are left out when read.
+ */
 export function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
   if (!w.vector) return [];
+  const rows = index.vectorVocab.length;
   const cached = index.neighbourCache.get(w.word);
-  if (cached) return cached;
+  if (cached && cached.rows === rows && cached.clean) return cached.list;
+  const found = cached ? [...cached.list] : [];
+  scanRows(index, w, cached ? cached.rows : 0, rows, found);
+  found.sort((a, b) => b.sim - a.sim);
+  const list = found
+    .filter((f) => f.entry.stem !== w.stem && f.entry.docs.length > 0)
+    .slice(0, QUERY_TUNING.softNeighbours);
+  if (index.neighbourCache.size >= NEIGHBOUR_CACHE_MAX) index.neighbourCache.clear();
+  index.neighbourCache.set(w.word, { rows, list, clean: true });
+  return list;
+}
+
+function scanRows(index: SearchIndex, w: QueryWord, from: number, to: number, found: Neighbour[]) {
   const dims = index.vectors.dims;
   const vv = index.vocabVectors;
-  const q = w.vector;
-  const found: Neighbour[] = [];
+  const q = w.vector as Float32Array;
   const min = QUERY_TUNING.softMinSimilarity;
-  for (let r = 0; r < index.vectorVocab.length; r++) {
+  for (let r = from; r < to; r++) {
     let sim = 0;
     const off = r * dims;
     for (let d = 0; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
@@ -171,11 +187,6 @@ export function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
       if (entry.docs.length > 0) found.push({ entry, sim });
     }
   }
-  found.sort((a, b) => b.sim - a.sim);
-  const result = found.filter((f) => f.entry.stem !== w.stem).slice(0, QUERY_TUNING.softNeighbours);
-  if (index.neighbourCache.size >= NEIGHBOUR_CACHE_MAX) index.neighbourCache.clear();
-  index.neighbourCache.set(w.word, result);
-  return result;
 }
 
 function queryVector(index: SearchIndex, words: QueryWord[]): Float32Array | undefined {

@@ -87,9 +87,9 @@ export interface SearchIndex {
   builtWith: number;
   /** Endpoints added or removed since the full build. */
   changedSince: number;
-  /** Per-index memo of query word -> similar catalogue stems (words repeat across queries); cleared by
-   *  every change. */
-  neighbourCache: Map<string, Array<{ entry: VocabEntry; sim: number }>>;
+  /** Per-index memo of query word -> similar catalogue stems (words repeat across queries), with the
+   *  number of vocabulary rows it has seen; `clean` false once a change may have emptied one of them. */
+  neighbourCache: Map<string, { rows: number; list: Array<{ entry: VocabEntry; sim: number }>; clean: boolean }>;
   /** Per-index memo of misspelt query word -> catalogue word ('' = none close enough). */
   typoCache: Map<string, string>;
 }
@@ -465,6 +465,7 @@ export function replaceProviderEndpoints(
   }
   index.changedSince += old.length + endpoints.length;
   index.surface = undefined;
-  index.neighbourCache.clear();
+  // Memoised neighbour lists are completed (new rows) and cleaned (emptied stems) when next read.
+  for (const memo of index.neighbourCache.values()) memo.clean = false;
   index.typoCache.clear();
 }
