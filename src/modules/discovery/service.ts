@@ -476,3 +476,11 @@ function remember<V>(cache: Map<string, V>, key: string, value: V) {
   }
   cache.set(key, value);
 }
+
+/** The discovery state of one app: created once by buildApp(), closed with the app. */
+export function createDiscovery(
+  deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'config'>,
+  log?: DiscoveryLogger,
+): DiscoveryService {
+  return new DiscoveryService(deps, log);
+}

@@ -89,7 +89,10 @@ export interface SearchIndex {
   changedSince: number;
   /** Per-index memo of query word -> similar catalogue stems (words repeat across queries), with the
    *  number of vocabulary rows it has seen; `clean` false once a change may have emptied one of them. */
-  neighbourCache: Map<string, { rows: number; list: Array<{ entry: VocabEntry; sim: number }>; clean: boolean }>;
+  neighbourCache: Map<
+    string,
+    { rows: number; list: Array<{ entry: VocabEntry; sim: number }>; clean: boolean }
+  >;
   /** Per-index memo of misspelt query word -> catalogue word ('' = none close enough). */
   typoCache: Map<string, string>;
 }
