@@ -340,11 +340,12 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
         await changeVisibility(a, instances, catalogue[round * 7] as DevProvider, queries, next, round),
       );
     const after = a.memory();
-    const load = os
+    const loadAverage = os
       .loadavg()
       .map((x) => x.toFixed(1))
       .join(' ');
     return {
+      load: loadAverage,
       endpoints,
       providerCount,
       loadSeconds,
