@@ -1,5 +1,6 @@
-// npm run bench:discovery — ranking quality on the dev set and POST /v1/discover latency at 10,000
-// endpoints, through the real app (createDeps + buildApp, in-memory PGlite, app.inject).
+// npm run bench:discovery — ranking quality on the dev set through the real app (in-memory PGlite,
+// app.inject), then discovery at 10,000 and 100,000 endpoints over HTTP (discovery-scale.ts).
+// Flags: --providers=1000,10000 (catalogue sizes, 10 endpoints each), --scale-only (skip the dev set).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,10 +10,9 @@ import { loadConfig } from '../src/config.js';
 import { closeDeps, createDeps } from '../src/deps.js';
 import { loadDevSet } from './discovery-devset.js';
 import { type DevProvider, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
+import { scaleBenchmark } from './discovery-scale.js';
 
 const ADMIN = 'bench-admin-token-0123456789abcdef';
-const TARGET_ENDPOINTS = 10_000;
-const LATENCY_REQUESTS = 2_000;
 
 async function startApp() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
@@ -61,8 +61,6 @@ async function discover(app: FastifyInstance, payload: object, headers: Record<s
   return res.json() as DiscoverResult;
 }
 
-const pct = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 const fmt = (n: number, d = 2) => n.toFixed(d);
 
 async function qualityOnDevSet() {
@@ -115,92 +113,9 @@ async function qualityOnDevSet() {
   }
 }
 
-/** Replicas of the dev providers with their own ids and prices until the catalogue has 10,000 endpoints. */
-function synthesise(providers: DevProvider[]): DevProvider[] {
-  const out: DevProvider[] = [];
-  let endpoints = 0;
-  for (let copy = 0; endpoints < TARGET_ENDPOINTS; copy++) {
-    for (const p of providers) {
-      if (endpoints >= TARGET_ENDPOINTS) break;
-      out.push({
-        ...p,
-        provider_id: `${p.provider_id}-${copy}`,
-        name: `${p.name} ${copy}`,
-        endpoints: p.endpoints.map((e, i) => ({
-          ...e,
-          pricing: {
-            model: 'per_call',
-            price_per_call_usdc: (
-              Number(e.pricing.price_per_call_usdc) *
-              (1 + ((copy * 7 + i) % 13) / 10)
-            ).toFixed(6),
-          },
-        })),
-      });
-      endpoints += p.endpoints.length;
-    }
-  }
-  return out;
-}
-
-async function latencyAt10k() {
-  const { providers, queries } = loadDevSet();
-  const big = synthesise(providers);
-  const endpointCount = big.reduce((s, p) => s + p.endpoints.length, 0);
-  const { app, close } = await startApp();
-  try {
-    let t = performance.now();
-    await createProviders(app, big);
-    console.log(
-      `\nlatency: ${big.length} providers, ${endpointCount} endpoints loaded through the admin API in ${fmt((performance.now() - t) / 1000, 1)} s`,
-    );
-    t = performance.now();
-    await discover(app, { query: 'warm up' });
-    console.log(
-      `  first request (reads the catalogue and builds the index): ${fmt(performance.now() - t, 0)} ms`,
-    );
-
-    // Every request a cache miss: each round appends one more "?" (part of the cache key, not a word).
-    const cold: number[] = [];
-    const serverCold: number[] = [];
-    for (let k = 0; k < LATENCY_REQUESTS; k++) {
-      const q = queries[k % queries.length];
-      if (!q) continue;
-      const query = `${q.query} ${'?'.repeat(1 + Math.floor(k / queries.length))}`;
-      const started = performance.now();
-      const body = await discover(app, { query, ...(q.filters ? { filters: q.filters } : {}) });
-      cold.push(performance.now() - started);
-      serverCold.push(body.meta.query_time_ms);
-    }
-    const warm: number[] = [];
-    for (let k = 0; k < LATENCY_REQUESTS; k++) {
-      const q = queries[k % queries.length];
-      if (!q) continue;
-      const started = performance.now();
-      await discover(app, { query: q.query, ...(q.filters ? { filters: q.filters } : {}) });
-      warm.push(performance.now() - started);
-    }
-    const filtersOnly: number[] = [];
-    for (let k = 0; k < 200; k++) {
-      const started = performance.now();
-      await discover(app, { filters: { category: 'ai_ml', max_price_per_call: 0.01 + k / 1e6 } });
-      filtersOnly.push(performance.now() - started);
-    }
-    for (const [name, xs] of [
-      ['uncached queries (match cache miss)', cold],
-      ['  of which server query_time_ms', serverCold],
-      ['cached queries (match cache hit)', warm],
-      ['filters only', filtersOnly],
-    ] as const) {
-      const sorted = [...xs].sort((a, b) => a - b);
-      console.log(
-        `  ${name}: p50 ${fmt(pct(sorted, 0.5))} ms  p99 ${fmt(pct(sorted, 0.99))} ms  (n=${xs.length})`,
-      );
-    }
-  } finally {
-    await close();
-  }
-}
-
-await qualityOnDevSet();
-await latencyAt10k();
+const args = process.argv.slice(2);
+const sizesArg = args.find((a) => a.startsWith('--providers='));
+// Providers of 10 endpoints each: 1,000 (10,000 endpoints) and 10,000 (100,000 endpoints) by default.
+const sizes = sizesArg ? sizesArg.slice('--providers='.length).split(',').map(Number) : [1_000, 10_000];
+if (!args.includes('--scale-only')) await qualityOnDevSet();
+await scaleBenchmark(sizes);

@@ -28,7 +28,7 @@ import { catalogRoutes } from './modules/catalog/index.js';
 import { chainRoutes } from './modules/chain/index.js';
 import { dashboardRoutes } from './modules/dashboard/index.js';
 import { depositRoutes } from './modules/deposits/index.js';
-import { discoveryRoutes } from './modules/discovery/index.js';
+import { createDiscovery, discoveryRoutes } from './modules/discovery/index.js';
 import { createExecutionRuntime, executionRoutes } from './modules/execution/index.js';
 import { keysRoutes } from './modules/keys/index.js';
 import { ledgerAdminRoutes } from './modules/ledger/index.js';
@@ -90,6 +90,10 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
   const execution = createExecutionRuntime(deps, app.log);
   app.decorate('execution', execution);
   app.addHook('onClose', () => execution.close());
+  // Discovery's index, caches and word vectors: built on its first request, dropped with the app.
+  const discovery = createDiscovery(deps, app.log);
+  app.decorate('discovery', discovery);
+  app.addHook('onClose', async () => discovery.close());
   app.decorate('requireAdmin', makeRequireAdmin(deps.secrets.adminToken));
   app.decorateRequest('caller', { getter: () => ({ kind: 'anonymous', ip: '' }) as never });
   registerErrorHandling(app);

@@ -1,5 +1,6 @@
-// Discovery's reads: the whole catalogue (providers + endpoints), a cheap catalogue fingerprint for
-// noticing changes made by other instances, and the quality metrics of every endpoint.
+// Discovery's reads: the catalogue (providers + endpoints; all of it, or a few providers), a cheap
+// catalogue fingerprint and per-provider versions for noticing changes made by other instances, and the
+// quality metrics of every endpoint.
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
 import { liveProvider, loadEndpointQuality } from '../catalog/index.js';
@@ -20,15 +21,22 @@ interface EndpointRow {
   price_credits: bigint;
 }
 
-/** Every endpoint with its provider's texts, in a stable order (provider id, slug). */
-export async function loadCatalogue(db: Executor): Promise<CatalogueEndpoint[]> {
+/**
+ * Every endpoint of the listed (active) providers with their provider's texts, in a stable order
+ * (provider id, slug); all providers when `providerIds` is undefined.
+ */
+export async function loadCatalogue(db: Executor, providerIds?: string[]): Promise<CatalogueEndpoint[]> {
+  const only =
+    providerIds === undefined
+      ? sql``
+      : sql`AND p.id IN (SELECT json_array_elements_text(${JSON.stringify(providerIds)}::json))`;
   const result = await rows<EndpointRow>(
     db,
     sql`SELECT p.id AS provider_id, p.name AS provider_name, p.description AS provider_description,
                p.category, to_json(p.tags) AS provider_tags, e.slug, e.method, e.description,
                to_json(e.tags) AS tags, e.parameters, e.response_schema, e.price_credits
         FROM endpoints e JOIN providers p ON p.id = e.provider_id
-        WHERE ${liveProvider('p')}
+        WHERE ${liveProvider('p')} ${only}
         ORDER BY p.id, e.slug`,
   );
   return result.map((r) => ({
@@ -48,17 +56,32 @@ export async function loadCatalogue(db: Executor): Promise<CatalogueEndpoint[]> 
 }
 
 /**
- * Changes whenever a provider is created, replaced or deleted: counts plus the newest update time.
- * One index-free aggregate over small tables, run at most every few seconds per instance.
+ * Changes whenever a provider is created, replaced, deleted or changes status: the count and a sum of
+ * hashes of every provider's version (id, update time, status). A maximum of update times would miss a
+ * write whose timestamp is older than one already seen (a transaction that took long to commit, another
+ * instance's clock). One pass over the providers table (about 2 ms at 10,000 providers), run a few times
+ * a second per busy instance.
  */
 export async function catalogueFingerprint(db: Executor): Promise<string> {
-  const [row] = await rows<{ providers: number; endpoints: number; updated: string | null }>(
+  const [row] = await rows<{ providers: number; versions: string | null }>(
     db,
-    sql`SELECT (SELECT count(*)::int FROM providers) AS providers,
-               (SELECT count(*)::int FROM endpoints) AS endpoints,
-               (SELECT max(updated_at)::text FROM providers) AS updated`,
+    sql`SELECT count(*)::int AS providers,
+               sum(hashtext(id || ' ' || updated_at::text || ' ' || status)::bigint)::text AS versions
+        FROM providers`,
   );
-  return `${row?.providers ?? 0}/${row?.endpoints ?? 0}/${row?.updated ?? ''}`;
+  return `${row?.providers ?? 0}/${row?.versions ?? ''}`;
+}
+
+/**
+ * The version of every provider (update time and status): comparing two of these lists tells which
+ * providers were added, replaced or removed since, so only those are re-read and re-indexed.
+ */
+export async function providerVersions(db: Executor): Promise<Map<string, string>> {
+  const result = await rows<{ id: string; version: string }>(
+    db,
+    sql`SELECT id, updated_at::text || ' ' || status AS version FROM providers`,
+  );
+  return new Map(result.map((r) => [r.id, r.version]));
 }
 
 /** Quality metrics keyed "provider/slug" (the catalogue's loader); endpoints without a row have defaults. */

@@ -7,8 +7,15 @@ import { keyPolicyFilter } from '../keys/index.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
 import { matchQualityOf } from './ranking/match-quality.js';
 import { DISCOVER_LIMIT_DEFAULT, type DiscoverBody, discoverRouteSchema, HTTP_METHODS } from './schemas.js';
-import { DiscoveryService } from './service.js';
+import type { DiscoveryService } from './service.js';
 import { discoveryItem } from './views.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Per-app discovery state (index, caches), made by `createDiscovery` in buildApp(). */
+    discovery: DiscoveryService;
+  }
+}
 
 interface ValidationItem {
   instancePath?: string;
@@ -72,7 +79,7 @@ function wantsFresh(request: FastifyRequest): boolean {
 }
 
 export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const service = new DiscoveryService(app.deps, app.log);
+  const service = app.discovery;
 
   app.post(
     '/v1/discover',

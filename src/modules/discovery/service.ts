@@ -1,13 +1,23 @@
-// Discovery service: one in-memory index per instance, rebuilt when the catalogue changes (at once on
-// `catalog.changed` from this instance; within VERSION_CHECK_MS for changes made by other instances),
-// plus the caches of SPEC.md 8.4: matching results 5 minutes, quality metrics 1 minute.
+// Discovery service: one in-memory index per app instance, kept current one provider at a time. A
+// change made on this instance (`catalog.changed`) is applied before the next request is answered; a
+// change made by another instance is noticed by a cheap fingerprint query (in the background every
+// VERSION_POLL_MS while requests come; awaited by a request when the last look is older than
+// VERSION_STALE_MS) and applied the same way: only the providers whose version differs are re-read and
+// re-indexed, so no request waits for a rebuild. Large changes (a bulk import) rebuild a new index beside
+// the live one, in chunks that let requests run, and swap it in. Caches (SPEC.md 8.4): matching results 5
+// minutes, quality metrics 1 minute, ranked pages until either changes.
 import type { AppDeps } from '../../deps.js';
 import { type EndpointEmbeddings, embedEndpoints, embedTexts, similarities } from './embeddings.js';
 import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
 import { matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
 import { matchQuery, QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
-import { buildSearchIndex, type SearchIndex } from './ranking/search-index.js';
+import {
+  buildSearchIndexAsync,
+  replaceProviderEndpoints,
+  type SearchIndex,
+  vectorDrift,
+} from './ranking/search-index.js';
 import { selectTop } from './ranking/top.js';
 import {
   type CatalogueEndpoint,
@@ -16,12 +26,20 @@ import {
   type QualityMetrics,
 } from './ranking/types.js';
 import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
-import { catalogueFingerprint, loadCatalogue, loadQuality } from './repo.js';
+import { catalogueFingerprint, loadCatalogue, loadQuality, providerVersions } from './repo.js';
 
 export const MATCH_CACHE_TTL_MS = 5 * 60_000;
 export const QUALITY_CACHE_TTL_MS = 60_000;
-/** How often an instance asks the database whether another instance changed the catalogue. */
-export const VERSION_CHECK_MS = 5_000;
+/** While requests come, at most this often one of them starts a background look for others' changes. */
+export const VERSION_POLL_MS = 250;
+/** A request waits for that look only when the last one is older than this (an instance left idle). */
+export const VERSION_STALE_MS = 1_000;
+/** More changed providers than this, and than this share of the catalogue: rebuild beside instead. */
+const INCREMENTAL_MAX_PROVIDERS = 200;
+const INCREMENTAL_MAX_SHARE = 0.05;
+/** Rebuild beside once this share of the catalogue changed since the last full build (endpoint vectors
+ *  keep the IDF of their time). */
+const DRIFT_REBUILD_SHARE = 0.25;
 const CACHE_MAX_ENTRIES = 2_000;
 /** At most this many cached hits in all (~8 MB). */
 const MATCH_CACHE_MAX_HITS = 1_000_000;
@@ -57,11 +75,10 @@ export interface Discovered {
 }
 
 interface Snapshot {
+  /** Changed in place by incremental updates (each one bumps `generation`), replaced by a full rebuild. */
   index: SearchIndex;
-  fingerprint: string;
-  generation: number;
-  /** Value of the change counter when the rebuild started reading the catalogue. */
-  changes: number;
+  /** Version (update time + status) of every provider the index holds, from the database. */
+  versions: Map<string, string>;
   /** Endpoint embeddings from the optional embeddings API (undefined: offline ranking only). */
   embeddings: EndpointEmbeddings | undefined;
 }
@@ -74,66 +91,192 @@ export interface DiscoveryLogger {
   warn(obj: object, msg: string): void;
 }
 
-let sharedVectors: WordVectors | undefined;
-/** The word vectors are read-only and a few MB: load them once per process. */
-export function wordVectors(): WordVectors {
-  sharedVectors ??= loadWordVectors();
-  return sharedVectors;
-}
-
 export class DiscoveryService {
   private snapshot: Snapshot | undefined;
-  private rebuilding: Promise<Snapshot> | undefined;
-  /** Incremented by every known catalogue change; a snapshot older than the last change is stale. */
-  private changes = 0;
+  /** Bumped by every change of the index: cached matches and pages of an older generation are stale. */
   private generation = 0;
-  private lastVersionCheck = -Infinity;
+  private firstBuild: Promise<void> | undefined;
+  private fullRebuild: Promise<void> | undefined;
+  private syncing: Promise<void> | undefined;
+  private syncsStarted = 0;
+  private syncsDone = 0;
+  /** Fingerprint of the catalogue the index reflects ('' = look at the versions on the next sync). */
+  private fingerprint = '';
+  /** Catalogue changes announced on this instance, and how many of them the index already holds. */
+  private changes = 0;
+  private applied = 0;
+  private pending = new Set<string>();
+  private lastSync = Number.NEGATIVE_INFINITY;
+  private closed = false;
+  /** GloVe word vectors: read-only, a few MB, loaded by the first index build of this app. */
+  private vectors: WordVectors | undefined;
   private quality: { byKey: Map<string, QualityMetrics>; loadedAt: number; load: number } | undefined;
   private qualityLoads = 0;
-  /** Quality and order boosts aligned with the snapshot's endpoints, for one load of quality metrics. */
+  /** Quality and order boosts aligned with the index's slots, for one generation and quality load. */
   private aligned:
     | { generation: number; load: number; qualities: QualityMetrics[]; boosts: EndpointBoosts }
     | undefined;
   private matches = new Map<string, CachedMatches>();
   /** Hits held by the match cache, bounded so large catalogues cannot make it grow without limit. */
   private cachedHits = 0;
-  /** Final pages by query + filters, cleared with every new index and every load of quality metrics. */
+  /** Final pages by query + filters, cleared with every index change and every load of quality metrics. */
   private ranked = new Map<string, Discovered>();
 
   private queryEmbeddings = new Map<string, Float32Array>();
+  private readonly onCatalogChanged = ({ providerId }: { providerId: string }) => {
+    this.changes += 1;
+    this.pending.add(providerId);
+  };
 
   constructor(
     private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'config'>,
     private readonly log?: DiscoveryLogger,
   ) {
-    deps.events.on('catalog.changed', () => this.invalidate());
+    deps.events.on('catalog.changed', this.onCatalogChanged);
   }
 
-  /** Forget the index and cached matches; the next request rebuilds from the database. */
-  invalidate() {
-    this.changes += 1;
-    this.matches.clear();
-    this.cachedHits = 0;
-    this.ranked.clear();
+  /** Stops listening and starts no more database work (the app is closing). */
+  close() {
+    this.closed = true;
+    this.deps.events.off('catalog.changed', this.onCatalogChanged);
   }
 
   private now() {
     return this.deps.clock.now().getTime();
   }
 
-  private async rebuild(): Promise<Snapshot> {
-    const changes = this.changes;
-    const fingerprint = await catalogueFingerprint(this.deps.db.orm);
-    const endpoints = await loadCatalogue(this.deps.db.orm);
-    const index = buildSearchIndex(endpoints, wordVectors());
-    const embeddings = await this.embedCatalogue(endpoints);
+  private wordVectors(): WordVectors {
+    this.vectors ??= loadWordVectors();
+    return this.vectors;
+  }
+
+  private changed() {
     this.generation += 1;
     this.matches.clear();
     this.cachedHits = 0;
     this.ranked.clear();
-    this.lastVersionCheck = this.now();
-    this.snapshot = { index, fingerprint, generation: this.generation, changes, embeddings };
-    return this.snapshot;
+  }
+
+  /** A new index of the whole catalogue, built in chunks so that requests keep being served meanwhile. */
+  private async buildFull(): Promise<Snapshot> {
+    // Versions first: a provider changed between the two reads is newer in the index than its recorded
+    // version, so the next sync re-reads it (harmless), never the other way round.
+    const versions = await providerVersions(this.deps.db.orm);
+    const endpoints = await loadCatalogue(this.deps.db.orm);
+    const index = await buildSearchIndexAsync(endpoints, this.wordVectors());
+    const embeddings = await this.embedCatalogue(endpoints);
+    return { index, versions, embeddings };
+  }
+
+  private swapIn(snapshot: Snapshot) {
+    this.snapshot = snapshot;
+    this.changed();
+    // Whatever changed while it was built is found by the next sync's version comparison.
+    this.fingerprint = '';
+  }
+
+  /** Rebuild beside the live index and swap; requests keep using the live one until then. */
+  private startFullRebuild() {
+    this.fullRebuild ??= this.buildFull()
+      .then((snapshot) => {
+        if (!this.closed) this.swapIn(snapshot);
+      })
+      .catch((err: unknown) => this.log?.warn({ err }, 'discovery index rebuild failed'))
+      .finally(() => {
+        this.fullRebuild = undefined;
+      });
+    return this.fullRebuild;
+  }
+
+  /** One look at the database for catalogue changes, applied to the index (single flight). */
+  private sync(): Promise<void> {
+    this.syncing ??= this.runSync().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  private async runSync() {
+    const seq = ++this.syncsStarted;
+    const target = this.changes;
+    const local = [...this.pending];
+    this.pending.clear();
+    try {
+      if (this.closed) return;
+      const db = this.deps.db.orm;
+      const fingerprint = await catalogueFingerprint(db);
+      const snapshot = this.snapshot;
+      if (snapshot && (fingerprint !== this.fingerprint || local.length > 0) && !this.fullRebuild) {
+        const versions = await providerVersions(db);
+        const ids = new Set(local);
+        for (const [id, version] of versions) if (snapshot.versions.get(id) !== version) ids.add(id);
+        for (const id of snapshot.versions.keys()) if (!versions.has(id)) ids.add(id);
+        const incremental =
+          !snapshot.embeddings &&
+          (ids.size <= INCREMENTAL_MAX_PROVIDERS || ids.size <= INCREMENTAL_MAX_SHARE * versions.size);
+        if (ids.size > 0 && incremental) {
+          const endpoints = await loadCatalogue(db, [...ids]);
+          // Synchronous from here to the end of the update: no request sees a half-applied change.
+          if (this.snapshot === snapshot) {
+            const byProvider = new Map<string, CatalogueEndpoint[]>();
+            for (const e of endpoints) {
+              const list = byProvider.get(e.providerId);
+              if (list) list.push(e);
+              else byProvider.set(e.providerId, [e]);
+            }
+            for (const id of ids) {
+              replaceProviderEndpoints(snapshot.index, id, byProvider.get(id) ?? []);
+              const version = versions.get(id);
+              if (version === undefined) snapshot.versions.delete(id);
+              else snapshot.versions.set(id, version);
+            }
+            this.changed();
+            if (vectorDrift(snapshot.index) > DRIFT_REBUILD_SHARE) void this.startFullRebuild();
+          }
+        } else if (ids.size > 0 && snapshot.embeddings) {
+          // Embeddings are computed per full build: a change waits for one, as a request must see it.
+          await this.startFullRebuild();
+        } else if (ids.size > 0) {
+          void this.startFullRebuild();
+        }
+      }
+      this.fingerprint = fingerprint;
+      this.applied = Math.max(this.applied, target);
+      this.lastSync = this.now();
+      this.syncsDone = seq;
+    } catch (err) {
+      for (const id of local) this.pending.add(id);
+      throw err;
+    }
+  }
+
+  /** The live index; built on the first request, kept current by syncs (see the top of this file). */
+  async currentIndex(forceCheck = false): Promise<Snapshot> {
+    if (!this.snapshot) {
+      this.firstBuild ??= (async () => {
+        const fingerprint = await catalogueFingerprint(this.deps.db.orm);
+        const target = this.changes;
+        this.pending.clear();
+        this.swapIn(await this.buildFull());
+        this.fingerprint = fingerprint;
+        this.applied = Math.max(this.applied, target);
+        this.lastSync = this.now();
+      })().finally(() => {
+        this.firstBuild = undefined;
+      });
+      await this.firstBuild;
+    }
+    const sinceSync = this.now() - this.lastSync;
+    if (forceCheck || sinceSync >= VERSION_STALE_MS) {
+      // A look that starts after this request did (one already under way may predate the change).
+      const need = this.syncsStarted + 1;
+      while (this.syncsDone < need) await this.sync();
+    } else if (sinceSync >= VERSION_POLL_MS && !this.syncing) {
+      this.sync().catch((err: unknown) => this.log?.warn({ err }, 'discovery catalogue check failed'));
+    }
+    // A request that starts after a change made on this instance must see it.
+    while (this.applied < this.changes) await this.sync();
+    return this.snapshot as Snapshot;
   }
 
   private async embedCatalogue(endpoints: CatalogueEndpoint[]): Promise<EndpointEmbeddings | undefined> {
@@ -163,9 +306,8 @@ export class DiscoveryService {
   }
 
   /** Offline relevance fused with embedding similarity: (1 - w) * offline + w * embedding score. */
-  private async fuse(snapshot: Snapshot, query: string, offline: RelevanceHit[]): Promise<RelevanceHit[]> {
+  private fuse(snapshot: Snapshot, qv: Float32Array | undefined, offline: RelevanceHit[]): RelevanceHit[] {
     const cfg = this.deps.config.discoveryEmbeddings;
-    const qv = snapshot.embeddings && cfg ? await this.embedQuery(query) : undefined;
     if (!qv || !snapshot.embeddings || !cfg)
       return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
     const sims = similarities(qv, snapshot.embeddings);
@@ -173,7 +315,7 @@ export class DiscoveryService {
     for (const h of offline) fused.set(h.index, (1 - cfg.weight) * h.relevance);
     sims.forEach((cos, i) => {
       const score = Math.min(1, Math.max(0, (cos - EMBEDDING_FLOOR) / (EMBEDDING_CEIL - EMBEDDING_FLOOR)));
-      if (score > 0) fused.set(i, (fused.get(i) ?? 0) + cfg.weight * score);
+      if (score > 0 && snapshot.index.alive[i] === 1) fused.set(i, (fused.get(i) ?? 0) + cfg.weight * score);
     });
     let best = 0;
     for (const r of fused.values()) best = Math.max(best, r);
@@ -181,39 +323,21 @@ export class DiscoveryService {
     return [...fused].filter(([, r]) => r >= floor).map(([index, relevance]) => ({ index, relevance }));
   }
 
-  /** The current index; rebuilt when stale, and checked against the database every few seconds. */
-  async currentIndex(forceCheck = false): Promise<Snapshot> {
-    const known = this.snapshot;
-    if (
-      known &&
-      known.changes === this.changes &&
-      (forceCheck || this.now() - this.lastVersionCheck >= VERSION_CHECK_MS)
-    ) {
-      this.lastVersionCheck = this.now();
-      const fingerprint = await catalogueFingerprint(this.deps.db.orm);
-      if (fingerprint !== known.fingerprint) this.invalidate();
-    }
-    // A change made while a rebuild was reading the catalogue needs one more rebuild: a request that
-    // starts after a change must see it.
-    while (!this.snapshot || this.snapshot.changes !== this.changes) {
-      this.rebuilding ??= this.rebuild().finally(() => {
-        this.rebuilding = undefined;
-      });
-      await this.rebuilding;
-    }
-    return this.snapshot;
-  }
-
-  /** Quality metrics of the snapshot's endpoints (index-aligned) and their order boosts. */
-  private async qualityMetrics(snapshot: Snapshot, fresh: boolean) {
+  /** Loads the quality metrics when the cached ones are older than a minute (or a fresh read is asked). */
+  private async refreshQuality(fresh: boolean) {
     if (fresh || !this.quality || this.now() - this.quality.loadedAt >= QUALITY_CACHE_TTL_MS) {
       const byKey = await loadQuality(this.deps.db.orm);
       this.quality = { byKey, loadedAt: this.now(), load: ++this.qualityLoads };
       this.ranked.clear();
     }
-    const { byKey, load } = this.quality;
-    if (this.aligned?.generation !== snapshot.generation || this.aligned.load !== load) {
-      const { endpoints } = snapshot.index;
+    return this.quality;
+  }
+
+  /** Quality metrics of the index's slots and their order boosts, for the current generation. */
+  private alignedQuality(index: SearchIndex, quality: { byKey: Map<string, QualityMetrics>; load: number }) {
+    const { byKey, load } = quality;
+    if (this.aligned?.generation !== this.generation || this.aligned.load !== load) {
+      const { endpoints } = index;
       const qualities = endpoints.map(
         (e) => byKey.get(endpointKey(e.providerId, e.slug)) ?? NO_CALLS_QUALITY,
       );
@@ -221,30 +345,34 @@ export class DiscoveryService {
         endpoints.map((e) => e.priceCredits),
         qualities,
       );
-      this.aligned = { generation: snapshot.generation, load, qualities, boosts };
+      this.aligned = { generation: this.generation, load, qualities, boosts };
     }
     return this.aligned;
   }
 
-  private async matchesFor(snapshot: Snapshot, query: string, fresh: boolean): Promise<CachedMatches> {
-    const key = normaliseQuery(query);
+  private matchesFor(
+    snapshot: Snapshot,
+    key: string,
+    fresh: boolean,
+    queryEmbedding: Float32Array | undefined,
+  ): CachedMatches {
     const cached = this.matches.get(key);
     if (
       !fresh &&
       cached &&
-      cached.generation === snapshot.generation &&
+      cached.generation === this.generation &&
       this.now() - cached.at < MATCH_CACHE_TTL_MS
     ) {
       return cached;
     }
     const found = snapshot.embeddings
-      ? await this.fuse(snapshot, key, matchQuery(snapshot.index, key, undefined, 0))
+      ? this.fuse(snapshot, queryEmbedding, matchQuery(snapshot.index, key, undefined, 0))
       : matchQuery(snapshot.index, key);
     // Stored compactly (8 bytes a hit); the oldest entries go first when the budget is spent.
     const hits: CachedMatches = {
       indices: Int32Array.from(found, (h) => h.index),
       relevance: Float32Array.from(found, (h) => h.relevance),
-      generation: snapshot.generation,
+      generation: this.generation,
       at: this.now(),
     };
     const previous = this.matches.get(key);
@@ -265,11 +393,18 @@ export class DiscoveryService {
 
   /** Ranked endpoints for a query and/or filters: the page asked for and the number of all matches. */
   async discover(req: DiscoverRequest): Promise<Discovered> {
-    const snapshot = await this.currentIndex(req.fresh);
-    const { qualities, boosts, load } = await this.qualityMetrics(snapshot, req.fresh);
+    const firstSeen = await this.currentIndex(req.fresh);
+    const quality = await this.refreshQuality(req.fresh);
+    const key = req.query === undefined ? undefined : normaliseQuery(req.query);
+    const queryEmbedding = key !== undefined && firstSeen.embeddings ? await this.embedQuery(key) : undefined;
+    // No await below: the index may change between requests (incremental updates, a swap), never during
+    // the ranking of one.
+    const snapshot = this.snapshot ?? firstSeen;
+    const { index } = snapshot;
+    const { qualities, boosts, load } = this.alignedQuality(index, quality);
     const rankedKey = JSON.stringify(
       // Case kept: match strength reads capitalised names in the query as values (match-quality.ts).
-      [snapshot.generation, load, (req.query ?? '').trim().replace(/\s+/g, ' '), req.filters],
+      [this.generation, load, (req.query ?? '').trim().replace(/\s+/g, ' '), req.filters],
       (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
     );
     const cached = req.fresh ? undefined : this.ranked.get(rankedKey);
@@ -277,13 +412,15 @@ export class DiscoveryService {
       return { ...cached, results: cached.results.slice(0, req.limit) };
     }
 
-    const { endpoints } = snapshot.index;
-    const hits = req.query ? await this.matchesFor(snapshot, req.query, req.fresh) : undefined;
+    const { endpoints, alive } = index;
+    const hits = key === undefined ? undefined : this.matchesFor(snapshot, key, req.fresh, queryEmbedding);
     const count = hits ? hits.indices.length : endpoints.length;
     const filtered = hasFilters(req.filters);
     const passing: Ranked[] = [];
     for (let c = 0; c < count; c++) {
       const i = hits ? (hits.indices[c] as number) : c;
+      // Filters alone walk every slot: a removed endpoint's slot is skipped (matches never hold one).
+      if (alive[i] !== 1) continue;
       const endpoint = endpoints[i] as CatalogueEndpoint;
       const quality = qualities[i] as QualityMetrics;
       if (filtered && !passesFilters(endpoint, quality, req.filters)) continue;
@@ -299,7 +436,7 @@ export class DiscoveryService {
       req.query === undefined
         ? undefined
         : best
-          ? matchStrength(best.relevance, matchEvidence(snapshot.index, req.query, best.at))
+          ? matchStrength(best.relevance, matchEvidence(index, req.query, best.at))
           : 0;
     const found: Discovered = { results: top, total: passing.length, strength };
     remember(this.ranked, rankedKey, found);
@@ -338,4 +475,12 @@ function remember<V>(cache: Map<string, V>, key: string, value: V) {
     if (oldest !== undefined) cache.delete(oldest);
   }
   cache.set(key, value);
+}
+
+/** The discovery state of one app: created once by buildApp(), closed with the app. */
+export function createDiscovery(
+  deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'config'>,
+  log?: DiscoveryLogger,
+): DiscoveryService {
+  return new DiscoveryService(deps, log);
 }

@@ -2,7 +2,7 @@
 // words of similar meaning), score candidates lexically (MiniSearch BM25+), by soft coverage of the
 // query words and by meaning (cosine of SIF-weighted mean word vectors), and blend them into one
 // relevance in [0, 1].
-import { LEXICAL_BOOSTS, type SearchIndex, type VocabEntry } from './search-index.js';
+import { idfOf, LEXICAL_BOOSTS, type SearchIndex, surfaceWords, type VocabEntry } from './search-index.js';
 import { contentWords, stem } from './text.js';
 import { editDistance } from './typos.js';
 
@@ -73,7 +73,7 @@ function correctTypo(index: SearchIndex, word: string): string | undefined {
   const limit = word.length >= 8 ? 2 : 1;
   let best: string | undefined;
   let bestDistance = limit + 1;
-  for (const candidate of index.surfaceWords) {
+  for (const candidate of surfaceWords(index)) {
     if (Math.abs(candidate.length - word.length) > limit) continue;
     const d = editDistance(word, candidate, limit);
     if (d < bestDistance) {
@@ -116,7 +116,7 @@ function correctToEnglish(index: SearchIndex, word: string): string | undefined 
 }
 
 export function analyse(index: SearchIndex, query: string): QueryWord[] {
-  const n = Math.max(index.endpoints.length, 1);
+  const n = Math.max(index.live, 1);
   const unknownIdf = Math.log(1 + (n + 0.5) / 0.5);
   const dims = index.vectors.dims;
   const seen = new Set<string>();
@@ -143,34 +143,50 @@ export function analyse(index: SearchIndex, query: string): QueryWord[] {
     out.push({
       word,
       stem: s,
-      weight: (entry ? entry.idf : unknownIdf * QUERY_TUNING.unknownWordWeight) * index.vectors.sif(word),
+      weight:
+        (entry ? idfOf(index, entry) : unknownIdf * QUERY_TUNING.unknownWordWeight) * index.vectors.sif(word),
       vector: own ?? row,
     });
   }
   return out;
 }
 
-/** Catalogue stems similar in meaning to a query word, best first (memoised per index snapshot). */
+/**
+ * Catalogue stems similar in meaning to a query word, best first. Memoised per index: vocabulary rows are
+ * only ever appended, so after a catalogue change a memoised list is completed by scanning the rows added
+ * since, and stems no live endpoint uses any more are left out when read.
+ */
 export function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
   if (!w.vector) return [];
+  const rows = index.vectorVocab.length;
   const cached = index.neighbourCache.get(w.word);
-  if (cached) return cached;
+  if (cached && cached.rows === rows && cached.clean) return cached.list;
+  const found = cached ? [...cached.list] : [];
+  scanRows(index, w, cached ? cached.rows : 0, rows, found);
+  found.sort((a, b) => b.sim - a.sim);
+  const list = found
+    .filter((f) => f.entry.stem !== w.stem && f.entry.docs.length > 0)
+    .slice(0, QUERY_TUNING.softNeighbours);
+  if (index.neighbourCache.size >= NEIGHBOUR_CACHE_MAX) index.neighbourCache.clear();
+  index.neighbourCache.set(w.word, { rows, list, clean: true });
+  return list;
+}
+
+function scanRows(index: SearchIndex, w: QueryWord, from: number, to: number, found: Neighbour[]) {
   const dims = index.vectors.dims;
   const vv = index.vocabVectors;
-  const q = w.vector;
-  const found: Neighbour[] = [];
+  const q = w.vector as Float32Array;
   const min = QUERY_TUNING.softMinSimilarity;
-  for (let r = 0; r < index.vectorVocab.length; r++) {
+  for (let r = from; r < to; r++) {
     let sim = 0;
     const off = r * dims;
     for (let d = 0; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
-    if (sim >= min) found.push({ entry: index.vectorVocab[r] as VocabEntry, sim });
+    // A stem no live endpoint uses any more keeps its row until the next full build: not a neighbour.
+    if (sim >= min) {
+      const entry = index.vectorVocab[r] as VocabEntry;
+      if (entry.docs.length > 0) found.push({ entry, sim });
+    }
   }
-  found.sort((a, b) => b.sim - a.sim);
-  const result = found.filter((f) => f.entry.stem !== w.stem).slice(0, QUERY_TUNING.softNeighbours);
-  if (index.neighbourCache.size >= NEIGHBOUR_CACHE_MAX) index.neighbourCache.clear();
-  index.neighbourCache.set(w.word, result);
-  return result;
 }
 
 function queryVector(index: SearchIndex, words: QueryWord[]): Float32Array | undefined {
@@ -220,7 +236,7 @@ export function matchQuery(
   // (adding them to the BM25 query as well measured no better, and costs time on large catalogues).
   // Words in a large share of the catalogue carry almost no BM25 weight but cost the most to score:
   // they are left to soft coverage (as Lucene's common-terms query does).
-  const skipAbove = Math.max(t.lexicalMaxDocShare * index.endpoints.length, t.lexicalSkipMinDocs);
+  const skipAbove = Math.max(t.lexicalMaxDocShare * index.live, t.lexicalSkipMinDocs);
   const terms = new Set(
     words.filter((w) => (index.vocab.get(w.stem)?.docs.length ?? 0) <= skipAbove).map((w) => w.stem),
   );

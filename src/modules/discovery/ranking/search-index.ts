@@ -1,6 +1,14 @@
-// The in-memory discovery index of one catalogue snapshot: a MiniSearch (BM25+) index over weighted
-// fields, the catalogue's vocabulary with IDF and word vectors (for query expansion), and one mean
-// word vector per endpoint (for matching by meaning when no word is shared).
+// The in-memory discovery index of the catalogue: a MiniSearch (BM25+) index over weighted fields, the
+// catalogue's vocabulary with posting lists and word vectors (for query expansion), and one mean word
+// vector per endpoint (for matching by meaning when no word is shared).
+//
+// Built once in full (`buildSearchIndex`, or `buildSearchIndexAsync`, which yields to the event loop
+// between chunks), then kept current one provider at a time (`replaceProviderEndpoints`): each endpoint
+// lives in a slot; a removed endpoint frees its slot, posting lists are rewritten only for the stems the
+// change touches, and MiniSearch discards and adds documents. IDF is computed from the live counts when a
+// query asks (`idfOf`); the endpoint mean vectors keep the IDF of the moment they were computed, which
+// drifts only with large changes of the catalogue (`vectorDrift` says how much, and the service rebuilds
+// beside the live index when it matters).
 import MiniSearch from 'minisearch';
 import { contentWords, stem } from './text.js';
 import type { CatalogueEndpoint } from './types.js';
@@ -43,30 +51,49 @@ export interface VocabEntry {
   stem: string;
   /** Row of the stem's vector in `SearchIndex.vocabVectors`, or -1 when none of its words has one. */
   row: number;
-  idf: number;
-  /** Endpoints containing the stem, and the weight of the best field it appears in (capped at 1). */
+  /** Live endpoints containing the stem (ascending slots), and the weight of the best field it appears in
+   *  (capped at 1). Replaced, never changed in place, when the stem's endpoints change. */
   docs: Int32Array;
   fieldFactor: Float32Array;
 }
 
 export interface SearchIndex {
+  /** Endpoint of each slot; a slot whose `alive` flag is 0 holds a removed endpoint and is never matched. */
   endpoints: CatalogueEndpoint[];
+  alive: Uint8Array;
+  /** Number of live endpoints. */
+  live: number;
+  /** Free slots, reused by the next endpoints added. */
+  free: number[];
+  /** Slots of each provider's endpoints. */
+  providerSlots: Map<string, number[]>;
   mini: MiniSearch<IndexedDoc>;
   vocab: Map<string, VocabEntry>;
-  /** Vocabulary entries with a vector, in row order of `vocabVectors`. */
+  /** Vocabulary entries with a vector, in row order of `vocabVectors` (entries of vanished stems stay,
+   *  with no docs, until the next full build). */
   vectorVocab: VocabEntry[];
-  /** Row r = unit mean vector of the surface words of vectorVocab[r]. */
+  /** Row r = unit mean vector of the surface words of vectorVocab[r] (capacity may exceed the rows used). */
   vocabVectors: Float32Array;
-  /** Surface words of the catalogue (typo correction before a vector lookup). */
-  surfaceWords: string[];
+  /** Surface words of each stem with their number of occurrences in the catalogue. */
+  stemForms: Map<string, Map<string, number>>;
+  /** Surface words of the catalogue (typo correction before a vector lookup); rebuilt lazily after changes. */
+  surface: string[] | undefined;
   /** Distinct stems of endpoint i's slug and tags: what the endpoint is about, in brief. */
   keyStems: string[][];
-  /** Row i = unit mean vector of endpoint i. */
+  /** Row i = unit mean vector of endpoint i (capacity may exceed the slots used). */
   docVectors: Float32Array;
   vectors: WordVectors;
-  /** Per-snapshot memo of query word -> similar catalogue stems (words repeat across queries). */
-  neighbourCache: Map<string, Array<{ entry: VocabEntry; sim: number }>>;
-  /** Per-snapshot memo of misspelt query word -> catalogue word ('' = none close enough). */
+  /** Live endpoint count when the endpoint vectors were last all computed (see `vectorDrift`). */
+  builtWith: number;
+  /** Endpoints added or removed since the full build. */
+  changedSince: number;
+  /** Per-index memo of query word -> similar catalogue stems (words repeat across queries), with the
+   *  number of vocabulary rows it has seen; `clean` false once a change may have emptied one of them. */
+  neighbourCache: Map<
+    string,
+    { rows: number; list: Array<{ entry: VocabEntry; sim: number }>; clean: boolean }
+  >;
+  /** Per-index memo of misspelt query word -> catalogue word ('' = none close enough). */
   typoCache: Map<string, string>;
 }
 
@@ -93,132 +120,355 @@ function fieldTexts(e: CatalogueEndpoint): Record<FieldName, string> {
   };
 }
 
-export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVectors): SearchIndex {
-  const dims = vectors.dims;
-  const n = endpoints.length;
-  const docs: IndexedDoc[] = [];
-  const stemForms = new Map<string, Map<string, number>>();
-  const stemDocs = new Map<string, { docs: number[]; factor: number[] }>();
-  const docVectors = new Float32Array(n * dims);
-  // Per endpoint: (word, stem, field weight) triples, kept until IDF is known.
-  const docTokens: Array<Array<[string, string, number]>> = [];
-  const keyStems: string[][] = [];
+/** What one endpoint contributes to the index. */
+interface Analysed {
+  doc: IndexedDoc;
+  /** (word, stem, field weight) of every token. */
+  tokens: Array<[string, string, number]>;
+  /** Best field factor of each distinct stem. */
+  best: Map<string, number>;
+  keys: string[];
+}
 
-  endpoints.forEach((e, id) => {
-    const texts = fieldTexts(e);
-    const doc = { id, description: '', tags: '', slug: '', name: '', provider: '' };
-    const tokens: Array<[string, string, number]> = [];
-    const best = new Map<string, number>();
-    const keys = new Set<string>();
-    for (const f of FIELDS) {
-      const stems: string[] = [];
-      for (const word of contentWords(texts[f])) {
-        const s = stem(word);
-        stems.push(s);
-        if (f === 'slug' || f === 'tags') keys.add(s);
-        tokens.push([word, s, FIELD_WEIGHTS[f]]);
-        let forms = stemForms.get(s);
-        if (!forms) {
-          forms = new Map();
-          stemForms.set(s, forms);
-        }
-        forms.set(word, (forms.get(word) ?? 0) + 1);
-        best.set(s, Math.max(best.get(s) ?? 0, Math.min(1, FIELD_WEIGHTS[f])));
-      }
-      const joined = stems.join(' ');
-      if (f === 'category') doc.provider = `${doc.provider} ${joined}`;
-      else if (f !== 'params') doc[f] = joined;
+function analyseEndpoint(e: CatalogueEndpoint, id: number): Analysed {
+  const texts = fieldTexts(e);
+  const doc = { id, description: '', tags: '', slug: '', name: '', provider: '' };
+  const tokens: Array<[string, string, number]> = [];
+  const best = new Map<string, number>();
+  const keys = new Set<string>();
+  for (const f of FIELDS) {
+    const stems: string[] = [];
+    for (const word of contentWords(texts[f])) {
+      const s = stem(word);
+      stems.push(s);
+      if (f === 'slug' || f === 'tags') keys.add(s);
+      tokens.push([word, s, FIELD_WEIGHTS[f]]);
+      best.set(s, Math.max(best.get(s) ?? 0, Math.min(1, FIELD_WEIGHTS[f])));
     }
-    docs.push(doc);
-    docTokens.push(tokens);
-    keyStems.push([...keys]);
-    for (const [s, factor] of best) {
-      let p = stemDocs.get(s);
+    const joined = stems.join(' ');
+    if (f === 'category') doc.provider = `${doc.provider} ${joined}`;
+    else if (f !== 'params') doc[f] = joined;
+  }
+  return { doc, tokens, best, keys: [...keys] };
+}
+
+/** BM25-style IDF of a stem from the live endpoint count. */
+export function idfOf(index: SearchIndex, entry: VocabEntry): number {
+  const n = Math.max(index.live, 1);
+  const df = entry.docs.length;
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** Surface words of the catalogue (rebuilt after a change, on the first typo lookup that needs them). */
+export function surfaceWords(index: SearchIndex): string[] {
+  index.surface ??= [...index.stemForms.values()].flatMap((forms) => [...forms.keys()]);
+  return index.surface;
+}
+
+/** Share of the live catalogue added or removed since every endpoint vector was computed. */
+export function vectorDrift(index: SearchIndex): number {
+  return index.changedSince / Math.max(index.builtWith, index.live, 1);
+}
+
+function countForms(index: SearchIndex, tokens: Array<[string, string, number]>, delta: 1 | -1) {
+  const touched = new Set<string>();
+  for (const [word, s] of tokens) {
+    let forms = index.stemForms.get(s);
+    if (!forms) {
+      forms = new Map();
+      index.stemForms.set(s, forms);
+    }
+    const count = (forms.get(word) ?? 0) + delta;
+    if (count > 0) forms.set(word, count);
+    else forms.delete(word);
+    if (forms.size === 0) index.stemForms.delete(s);
+    touched.add(s);
+  }
+  return touched;
+}
+
+/** Unit mean vector of a stem's surface words, weighted by their occurrences; undefined when none has one. */
+function stemVector(index: SearchIndex, s: string): Float32Array | undefined {
+  const dims = index.vectors.dims;
+  let vector: Float32Array | undefined;
+  for (const [word, count] of index.stemForms.get(s) ?? []) {
+    const v = index.vectors.get(word);
+    if (!v) continue;
+    vector ??= new Float32Array(dims);
+    for (let d = 0; d < dims; d++) vector[d] = (vector[d] as number) + count * (v[d] as number);
+  }
+  return vector ? normalise(vector) : undefined;
+}
+
+/** Grows a row-major matrix so that it holds at least `rows` rows (doubling, to amortise copies). */
+function ensureRows(matrix: Float32Array, rows: number, dims: number): Float32Array {
+  if (matrix.length >= rows * dims) return matrix;
+  const grown = new Float32Array(Math.max(rows, Math.ceil((matrix.length / dims) * 1.5) + 16) * dims);
+  grown.set(matrix);
+  return grown;
+}
+
+/** Sets (or, with no vector, leaves) the stem's vector row. */
+function setStemRow(index: SearchIndex, entry: VocabEntry) {
+  const vector = stemVector(index, entry.stem);
+  if (!vector) return;
+  const dims = index.vectors.dims;
+  if (entry.row < 0) {
+    entry.row = index.vectorVocab.length;
+    index.vectorVocab.push(entry);
+    index.vocabVectors = ensureRows(index.vocabVectors, index.vectorVocab.length, dims);
+  }
+  index.vocabVectors.set(vector, entry.row * dims);
+}
+
+/**
+ * Mean vector of endpoint `slot`: field weight x IDF x SIF weighted (Arora et al.'s smooth inverse
+ * frequency). Weights are summed per distinct word first, so each vector is added once per endpoint.
+ */
+function setDocVector(index: SearchIndex, slot: number, tokens: Array<[string, string, number]>) {
+  const dims = index.vectors.dims;
+  const perWord = new Map<string, { stem: string; weight: number }>();
+  for (const [word, s, fieldWeight] of tokens) {
+    const acc = perWord.get(word);
+    if (acc) acc.weight += fieldWeight;
+    else perWord.set(word, { stem: s, weight: fieldWeight });
+  }
+  const off = slot * dims;
+  const out = index.docVectors.subarray(off, off + dims);
+  out.fill(0);
+  for (const [word, { stem: s, weight }] of perWord) {
+    const entry = index.vocab.get(s);
+    if (!entry) continue;
+    const own = index.vectors.get(word);
+    const src = own ?? (entry.row >= 0 ? index.vocabVectors : undefined);
+    if (!src) continue;
+    const srcOff = own ? 0 : entry.row * dims;
+    const w = weight * idfOf(index, entry) * index.vectors.sif(word);
+    for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + w * (src[srcOff + d] as number);
+  }
+  normalise(out);
+}
+
+function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
+  return {
+    endpoints: [],
+    alive: new Uint8Array(Math.max(capacity, 16)),
+    live: 0,
+    free: [],
+    providerSlots: new Map(),
+    mini: new MiniSearch<IndexedDoc>({
+      fields: [...LEXICAL_FIELDS],
+      idField: 'id',
+      tokenize: (text) => (text ? text.split(' ') : []),
+      processTerm: (term) => term,
+    }),
+    vocab: new Map(),
+    vectorVocab: [],
+    vocabVectors: new Float32Array(0),
+    stemForms: new Map(),
+    surface: undefined,
+    keyStems: [],
+    docVectors: new Float32Array(Math.max(capacity, 16) * vectors.dims),
+    vectors,
+    builtWith: 0,
+    changedSince: 0,
+    neighbourCache: new Map(),
+    typoCache: new Map(),
+  };
+}
+
+/** Endpoints per step of the full build between two yields to the event loop. */
+const BUILD_CHUNK = 500;
+
+/**
+ * The full build, as steps: each `yield` ends a chunk of work, so an async driver can let requests run
+ * in between (a build of 100,000 endpoints takes seconds). Two passes: posting lists first, then the
+ * endpoint vectors, whose weights need the final IDF.
+ */
+function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Generator<void, SearchIndex> {
+  const index = emptyIndex(vectors, endpoints.length);
+  const n = endpoints.length;
+  const postings = new Map<string, { docs: number[]; factor: number[] }>();
+  const analysed: Analysed[] = [];
+  for (let id = 0; id < n; id++) {
+    const e = endpoints[id] as CatalogueEndpoint;
+    const a = analyseEndpoint(e, id);
+    analysed.push(a);
+    index.endpoints.push(e);
+    index.alive[id] = 1;
+    index.keyStems.push(a.keys);
+    const slots = index.providerSlots.get(e.providerId);
+    if (slots) slots.push(id);
+    else index.providerSlots.set(e.providerId, [id]);
+    countForms(index, a.tokens, 1);
+    for (const [s, factor] of a.best) {
+      let p = postings.get(s);
       if (!p) {
         p = { docs: [], factor: [] };
-        stemDocs.set(s, p);
+        postings.set(s, p);
       }
       p.docs.push(id);
       p.factor.push(factor);
     }
-  });
-
-  const vocab = new Map<string, VocabEntry>();
-  const vectorVocab: VocabEntry[] = [];
-  const rows: Float32Array[] = [];
-  const surfaceWords: string[] = [];
-  for (const [s, p] of stemDocs) {
-    const forms = stemForms.get(s) ?? new Map<string, number>();
-    let vector: Float32Array | undefined;
-    for (const [word, count] of forms) {
-      surfaceWords.push(word);
-      const v = vectors.get(word);
-      if (!v) continue;
-      vector ??= new Float32Array(dims);
-      for (let d = 0; d < dims; d++) vector[d] = (vector[d] as number) + count * (v[d] as number);
-    }
-    const df = p.docs.length;
+    if (id % BUILD_CHUNK === BUILD_CHUNK - 1) yield;
+  }
+  index.live = n;
+  index.builtWith = n;
+  let k = 0;
+  for (const [s, p] of postings) {
     const entry: VocabEntry = {
       stem: s,
-      row: vector ? rows.length : -1,
-      idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)),
+      row: -1,
       docs: Int32Array.from(p.docs),
       fieldFactor: Float32Array.from(p.factor),
     };
-    if (vector) {
-      rows.push(normalise(vector));
-      vectorVocab.push(entry);
-    }
-    vocab.set(s, entry);
+    index.vocab.set(s, entry);
+    setStemRow(index, entry);
+    if (++k % (BUILD_CHUNK * 4) === 0) yield;
   }
-  const vocabVectors = new Float32Array(rows.length * dims);
-  rows.forEach((r, i) => {
-    vocabVectors.set(r, i * dims);
-  });
+  for (let id = 0; id < n; id++) {
+    const a = analysed[id] as Analysed;
+    setDocVector(index, id, a.tokens);
+    index.mini.add(a.doc);
+    if (id % BUILD_CHUNK === BUILD_CHUNK - 1) yield;
+  }
+  return index;
+}
 
-  // Mean vector of each endpoint: field weight x IDF x SIF weighted (Arora et al.'s smooth inverse
-  // frequency). Weights are summed per distinct word first, so each vector is added once per endpoint.
-  const perWord = new Map<string, { stem: string; weight: number }>();
-  docTokens.forEach((tokens, i) => {
-    perWord.clear();
-    for (const [word, s, fieldWeight] of tokens) {
-      const acc = perWord.get(word);
-      if (acc) acc.weight += fieldWeight;
-      else perWord.set(word, { stem: s, weight: fieldWeight });
+export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVectors): SearchIndex {
+  const steps = buildSteps(endpoints, vectors);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The full build, yielding to the event loop between chunks so that requests keep being served. */
+export async function buildSearchIndexAsync(
+  endpoints: CatalogueEndpoint[],
+  vectors: WordVectors,
+): Promise<SearchIndex> {
+  const steps = buildSteps(endpoints, vectors);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/** Posting list of `entry` with `remove` taken out and `add` (slot -> factor) merged in, ascending. */
+function rewritePostings(entry: VocabEntry, remove: Set<number>, add: Map<number, number>) {
+  const slots: number[] = [];
+  const factors: number[] = [];
+  const added = [...add.keys()].sort((a, b) => a - b);
+  let j = 0;
+  for (let k = 0; k < entry.docs.length; k++) {
+    const slot = entry.docs[k] as number;
+    while (j < added.length && (added[j] as number) < slot) {
+      slots.push(added[j] as number);
+      factors.push(add.get(added[j] as number) as number);
+      j++;
     }
-    const off = i * dims;
-    for (const [word, { stem: s, weight }] of perWord) {
-      const entry = vocab.get(s) as VocabEntry;
-      const own = vectors.get(word);
-      const src = own ?? (entry.row >= 0 ? vocabVectors : undefined);
-      if (!src) continue;
-      const srcOff = own ? 0 : entry.row * dims;
-      const w = weight * entry.idf * vectors.sif(word);
-      for (let d = 0; d < dims; d++)
-        docVectors[off + d] = (docVectors[off + d] as number) + w * (src[srcOff + d] as number);
+    if (remove.has(slot) || add.has(slot)) continue;
+    slots.push(slot);
+    factors.push(entry.fieldFactor[k] as number);
+  }
+  for (; j < added.length; j++) {
+    slots.push(added[j] as number);
+    factors.push(add.get(added[j] as number) as number);
+  }
+  entry.docs = Int32Array.from(slots);
+  entry.fieldFactor = Float32Array.from(factors);
+}
+
+/**
+ * Replaces every endpoint of one provider by `endpoints` (none: the provider is gone). Work is
+ * proportional to the provider's endpoints and the posting lists of their stems, not to the catalogue.
+ */
+export function replaceProviderEndpoints(
+  index: SearchIndex,
+  providerId: string,
+  endpoints: CatalogueEndpoint[],
+) {
+  const old = index.providerSlots.get(providerId) ?? [];
+  const removed = new Set<number>();
+  const perStemRemove = new Map<string, Set<number>>();
+  const perStemAdd = new Map<string, Map<number, number>>();
+  const touchedForms = new Set<string>();
+  for (const slot of old) {
+    const a = analyseEndpoint(index.endpoints[slot] as CatalogueEndpoint, slot);
+    for (const s of countForms(index, a.tokens, -1)) touchedForms.add(s);
+    for (const s of a.best.keys()) {
+      let set = perStemRemove.get(s);
+      if (!set) {
+        set = new Set();
+        perStemRemove.set(s, set);
+      }
+      set.add(slot);
     }
-    normalise(docVectors.subarray(off, off + dims));
-  });
+    index.mini.discard(slot);
+    index.alive[slot] = 0;
+    index.keyStems[slot] = [];
+    removed.add(slot);
+    index.live -= 1;
+  }
+  index.free.push(...old);
+  index.providerSlots.delete(providerId);
 
-  const mini = new MiniSearch<IndexedDoc>({
-    fields: [...LEXICAL_FIELDS],
-    idField: 'id',
-    tokenize: (text) => (text ? text.split(' ') : []),
-    processTerm: (term) => term,
-  });
-  mini.addAll(docs);
+  const added: Array<{ slot: number; a: Analysed }> = [];
+  for (const e of endpoints) {
+    const slot = index.free.pop() ?? index.endpoints.length;
+    const a = analyseEndpoint(e, slot);
+    index.endpoints[slot] = e;
+    if (slot >= index.alive.length) {
+      const grown = new Uint8Array(Math.ceil(index.alive.length * 1.5) + 16);
+      grown.set(index.alive);
+      index.alive = grown;
+    }
+    index.alive[slot] = 1;
+    index.keyStems[slot] = a.keys;
+    index.live += 1;
+    for (const s of countForms(index, a.tokens, 1)) touchedForms.add(s);
+    for (const [s, factor] of a.best) {
+      let map = perStemAdd.get(s);
+      if (!map) {
+        map = new Map();
+        perStemAdd.set(s, map);
+      }
+      map.set(slot, factor);
+    }
+    added.push({ slot, a });
+  }
+  if (added.length > 0)
+    index.providerSlots.set(
+      providerId,
+      added.map((x) => x.slot),
+    );
 
-  return {
-    endpoints,
-    mini,
-    vocab,
-    vectorVocab,
-    vocabVectors,
-    surfaceWords,
-    keyStems,
-    docVectors,
-    vectors,
-    neighbourCache: new Map(),
-    typoCache: new Map(),
-  };
+  const none = new Set<number>();
+  const nothing = new Map<number, number>();
+  for (const s of new Set([...perStemRemove.keys(), ...perStemAdd.keys()])) {
+    let entry = index.vocab.get(s);
+    if (!entry) {
+      entry = { stem: s, row: -1, docs: new Int32Array(0), fieldFactor: new Float32Array(0) };
+      index.vocab.set(s, entry);
+    }
+    rewritePostings(entry, perStemRemove.get(s) ?? none, perStemAdd.get(s) ?? nothing);
+    // A stem no endpoint uses any more leaves the vocabulary; its vector row stays, with no docs.
+    if (entry.docs.length === 0) index.vocab.delete(s);
+  }
+  for (const s of touchedForms) {
+    const entry = index.vocab.get(s);
+    if (entry) setStemRow(index, entry);
+  }
+  index.docVectors = ensureRows(index.docVectors, index.endpoints.length, index.vectors.dims);
+  for (const { slot, a } of added) {
+    setDocVector(index, slot, a.tokens);
+    index.mini.add(a.doc);
+  }
+  index.changedSince += old.length + endpoints.length;
+  index.surface = undefined;
+  // Memoised neighbour lists are completed (new rows) and cleaned (emptied stems) when next read.
+  for (const memo of index.neighbourCache.values()) memo.clean = false;
+  index.typoCache.clear();
 }
