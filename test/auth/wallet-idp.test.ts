@@ -346,8 +346,8 @@ describe('logs', () => {
       await call('GET', '/v1/auth/status', headers);
       await call('GET', '/v1/keys', { 'x-svc-api-key': 'svc_sk_wrongwrongwrongwrongwrongwrongwrong' });
 
-      expect(output).toContain('x-svc-api-key'); // headers were logged, redacted
-      expect(output).toContain('[Redacted]');
+      // The logs were captured: one access line per request (they carry no headers at all).
+      expect(output.match(/"msg":"request"/g)?.length).toBe(8);
       for (const [label, secret] of [
         ['api key', acc.apiKey],
         ['created key', newKey],
