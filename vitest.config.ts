@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Test files whose behaviour does not depend on the database or the counters store: a browser, child
@@ -25,6 +26,35 @@ export const DATABASE_INDEPENDENT = [
   'test/x402/remote-facilitator.test.ts',
 ];
 
+/**
+ * The longest files (child processes, a browser, thousands of calls), started first so that neither worker
+ * is left running one of them alone at the end. Without it a clean checkout (no timing cache) orders the
+ * files by size.
+ */
+const SLOW_FIRST = [
+  'test/cli/user-cli.test.ts',
+  'test/execution/crash.test.ts',
+  'test/dashboard/dashboard.test.ts',
+  'test/execution/concurrency.test.ts',
+  'test/discovery/embeddings.test.ts',
+  'test/hardening/outage.test.ts',
+  'test/execution/group-debit.test.ts',
+  'test/ledger/invariants.test.ts',
+  'test/chain/foundation.test.ts',
+  'packages/client/test/failover.test.ts',
+  'test/deposits/watcher-links.test.ts',
+];
+
+class SlowFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = SLOW_FIRST.findIndex((s) => f.moduleId.endsWith(s));
+      return i === -1 ? SLOW_FIRST.length : i;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
@@ -35,8 +65,12 @@ export default defineConfig({
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    sequence: { sequencer: SlowFirst },
     pool: 'forks',
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    // isolate: false — a worker runs file after file in one process, importing the service's modules once
+    // instead of once per file (that import was most of a small file's time). Safe because each file builds
+    // its own app on its own database and the service keeps no per-process state but read-only caches.
+    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
     // Each file builds its own app on its own database, so files run in parallel safely.
     fileParallelism: true,
   },
