@@ -10,12 +10,17 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  */
 export const DATABASE_INDEPENDENT = [
   'test/dashboard/dashboard.test.ts',
+  'test/dashboard/account.test.ts',
+  'test/dashboard/deposit.test.ts',
   'test/dashboard/serving.test.ts',
   'test/cli/user-cli.test.ts',
+  'test/cli/deposit-cli.test.ts',
+  'test/hardening/admin-cli.test.ts', // always the embedded database: that is what it tests
   'test/mcp/stdio.test.ts',
   'packages/client/test/client.test.ts',
   'packages/client/test/drift.test.ts',
   'packages/client/test/failover.test.ts',
+  'packages/client/test/x402.test.ts',
   'test/discovery/embeddings.test.ts',
   'test/discovery/match-quality.test.ts',
   'test/discovery/ranking.test.ts',
@@ -33,7 +38,10 @@ export const DATABASE_INDEPENDENT = [
  */
 const SLOW_FIRST = [
   'test/cli/user-cli.test.ts',
+  'test/payouts/crash.test.ts',
+  'test/hardening/admin-cli.test.ts',
   'test/execution/crash.test.ts',
+  'test/foundation/cluster.test.ts',
   'test/dashboard/dashboard.test.ts',
   'test/execution/concurrency.test.ts',
   'test/discovery/embeddings.test.ts',
