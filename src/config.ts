@@ -274,7 +274,7 @@ function workerCount(
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** docs/architecture.md: Base in production, Base Sepolia in testnet, a local chain (31337) in devnet. */
+/** docs/deposits.md: Base in production, Base Sepolia in testnet, a local chain (31337) in devnet. */
 function chainConfig(env: Env, svcEnv: SvcEnv): Config['chain'] {
   const devnet = svcEnv === 'devnet';
   const address = (name: string) => {
