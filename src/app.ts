@@ -109,7 +109,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
       (request.routeOptions.config?.authInDebit ? await cachedKeyCaller(deps, request) : undefined) ??
       (await resolveCaller(deps, request));
     Object.defineProperty(request, 'caller', { value: caller, writable: true, configurable: true });
-    // A suspended account is refused on every call it makes with its credentials (SPEC.md 3.1).
+    // A suspended account is refused on every call it makes with its credentials (docs/architecture.md).
     // (/mcp refuses it per tool call instead, as a tool result: src/modules/mcp/routes.ts.)
     if (caller.kind === 'account' && caller.status !== 'active' && !request.routeOptions.config?.mcpTransport)
       throw new AppError('SVC-AUTH-004');

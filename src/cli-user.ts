@@ -1,4 +1,4 @@
-// The `svc` user commands: a user's flows over HTTP with @svc/client (DESIGN.md section 16). Every command
+// The `svc` user commands: a user's flows over HTTP with @svc/client (docs/cli.md). Every command
 // takes --json (machine output) and --help; exit codes are listed in EXIT below and in docs/cli.md.
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -75,7 +75,7 @@ const table = (rows: string[][]) => rows.map((r) => r.join('  ')).join('\n');
 
 const POLICY_OPTIONS: Options = {
   'daily-limit': { type: 'string' },
-  daily: { type: 'string' }, // the short form DESIGN.md uses (`svc keys create --daily 5`)
+  daily: { type: 'string' }, // the short form docs/cli.md shows (`svc keys create --daily 5`)
   'total-limit': { type: 'string' },
   'per-call-limit': { type: 'string' },
   providers: { type: 'string' },

@@ -33,7 +33,7 @@ export interface Config {
     /** Loopback port of the self-started devnet chain; 0 = a free one. */
     devnetChainPort: number;
   };
-  /** x402 (DESIGN.md section 12): a remote facilitator's base URL; unset = settle in-process. */
+  /** x402 (docs/x402.md): a remote facilitator's base URL; unset = settle in-process. */
   x402: { facilitatorUrl: string | undefined };
   /** Provider earnings and the daily settlement (docs/payouts.md). */
   payouts: {
@@ -274,7 +274,7 @@ function workerCount(
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-/** DESIGN.md section 10: Base in production, Base Sepolia in testnet, a local chain (31337) in devnet. */
+/** docs/deposits.md: Base in production, Base Sepolia in testnet, a local chain (31337) in devnet. */
 function chainConfig(env: Env, svcEnv: SvcEnv): Config['chain'] {
   const devnet = svcEnv === 'devnet';
   const address = (name: string) => {

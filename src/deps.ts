@@ -151,7 +151,7 @@ export interface AppDeps {
   secrets: Secrets;
   /** E-mail transport: SMTP when SMTP_URL is set, else .eml files under <data dir>/outbox. */
   mailer: Mailer;
-  /** The chain: RPC client, USDC and platform wallet, the platform key's signer (DESIGN.md section 10). */
+  /** The chain: RPC client, USDC and platform wallet, the platform key's signer (docs/architecture.md). */
   chain: ChainRuntime;
 }
 

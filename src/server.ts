@@ -55,7 +55,7 @@ async function prepare(): Promise<Prepared> {
     await stopChain();
     process.exit(1);
   };
-  // Devnet with no RPC configured: the service runs its own local chain (DESIGN.md section 10). Its state
+  // Devnet with no RPC configured: the service runs its own local chain (docs/architecture.md). Its state
   // lives in the data dir, so it is locked like the embedded database: a second start fails at once
   // instead of running a second chain on the same state file. (Cluster workers are given the primary's
   // chain in their environment, so they never start one.)

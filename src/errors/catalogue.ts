@@ -1,4 +1,4 @@
-// The one error catalogue: code -> HTTP status, body shape, title and default message (SPEC.md 7, DESIGN.md 5).
+// The one error catalogue: code -> HTTP status, body shape, title and default message (docs/architecture.md).
 // A test checks that every code here is thrown somewhere and every thrown code is here.
 
 export interface ErrorSpec {

@@ -1,4 +1,4 @@
-// Response envelope `{data, meta: {request_id, timestamp}}` (DESIGN.md section 5) and its schema.
+// Response envelope `{data, meta: {request_id, timestamp}}` (docs/architecture.md) and its schema.
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 
@@ -31,7 +31,7 @@ export const ErrorShapeA = Type.Object({
   }),
 });
 
-/** Shape B (SVC-CREDIT-*), DESIGN.md section 5. */
+/** Shape B (SVC-CREDIT-*), docs/architecture.md. */
 export const ErrorShapeB = Type.Object({
   statusCode: Type.Integer(),
   code: Type.String(),

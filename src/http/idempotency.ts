@@ -1,4 +1,4 @@
-// The one Idempotency-Key mechanism (DESIGN.md section 4) for every idempotent POST (execute, admin
+// The one Idempotency-Key mechanism (docs/architecture.md) for every idempotent POST (execute, admin
 // credits): the key is claimed by a unique index in the write itself; a repeat with the same request
 // replays the first answer (`Idempotent-Replayed: true`), with another request it is 422 SVC-VAL-004, and
 // while the first is still running 409 SVC-VAL-005. Routes share the header schema and these helpers.

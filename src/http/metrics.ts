@@ -1,4 +1,4 @@
-// Prometheus metrics at GET /metrics (DESIGN.md section 1), behind the admin token: process metrics plus
+// Prometheus metrics at GET /metrics (docs/architecture.md), behind the admin token: process metrics plus
 // a request-duration histogram labelled by route pattern (never the raw URL, which may carry ids).
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';

@@ -1,6 +1,6 @@
 // client.call(): discover candidates, run the best, and when the service refunds the attempt (provider
 // 5xx or timeout) run the next candidate that fits the same constraints, so the caller pays for one
-// success at most (DESIGN.md section 16). Each attempt has its own Idempotency-Key, `<call id>-<n>`: the
+// success at most (packages/client/README.md). Each attempt has its own Idempotency-Key, `<call id>-<n>`: the
 // transport reuses it when it resends that attempt after a network error, and the next provider gets n+1.
 import type { ExecuteResult, SvcClient } from './client.js';
 import { type CallAttempt, CLIENT_ERROR_CODES, SvcError } from './errors.js';

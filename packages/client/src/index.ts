@@ -1,4 +1,4 @@
-// @svc/client: typed client for the svc capability marketplace (DESIGN.md section 16).
+// @svc/client: typed client for the svc capability marketplace (packages/client/README.md).
 export { type Challenge, WALLET_REFRESH_MARGIN_MS, WalletSession, type WalletSigner } from './auth.js';
 export type { CallCandidate, CallOptions, CallResult } from './call.js';
 export {

@@ -102,7 +102,7 @@ export class Transport {
         return { status: response.status, body: body as T, headers: response.headers };
       }
       const error = errorFromResponse(response.status, body, response.headers);
-      // 429 and 503 are answered before anything is written (DESIGN.md 5), so even a charged call may retry.
+      // 429 and 503 are answered before anything is written (packages/client/README.md), so even a charged call may retry.
       if (canRetry && RETRIABLE_STATUS.has(response.status)) {
         const wait = error.retryAfterMs ?? this.backoff(attempt);
         if (wait <= this.retry.maxRetryAfterMs) {

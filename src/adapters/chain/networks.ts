@@ -1,4 +1,4 @@
-// The networks of DESIGN.md section 10. USDC has 6 decimals everywhere: 1 atomic unit = 1 credit.
+// The supported networks (docs/deposits.md). USDC has 6 decimals everywhere: 1 atomic unit = 1 credit.
 import type { SvcEnv } from '../../config.js';
 
 export interface NetworkInfo {
@@ -44,5 +44,5 @@ export function networkFor(env: SvcEnv, chainId: number): NetworkInfo {
   return { ...base, network: `eip155:${chainId}`, chainId, usdcAddress: undefined };
 }
 
-/** SPEC.md 8.x: the minimum wallet deposit, in credits (= USDC atomic units). */
+/** docs/deposits.md: the minimum wallet deposit, in credits (= USDC atomic units). */
 export const MIN_DEPOSIT_CREDITS = 5_000_000n;

@@ -1,5 +1,5 @@
 // The chain adapter (plumbing): viem clients for the configured network, built from config alone.
-// Per-app chain state (DESIGN.md section 10): a viem public client for the configured RPC, the platform
+// Per-app chain state (docs/deposits.md): a viem public client for the configured RPC, the platform
 // wallet's signer when its key is configured, and the mapping of RPC failures to 503 SVC-SYS-002.
 import {
   type Address,

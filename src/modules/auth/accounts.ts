@@ -72,7 +72,7 @@ export async function findOrCreateAccountByEmail(ex: Executor, email: string): P
 }
 
 /**
- * The account a wallet is linked to (DESIGN.md section 11), or a new account linked to it when the wallet
+ * The account a wallet is linked to (docs/auth.md), or a new account linked to it when the wallet
  * is not linked anywhere (its first valid signature). Addresses are stored lowercase. Concurrent first
  * signatures (on any instance) end in one account: the link's primary key decides, the loser's account
  * creation is rolled back with its transaction.

@@ -1,4 +1,4 @@
-// Admin account calls (DESIGN.md section 8). Behind the admin token.
+// Admin account calls (docs/auth.md). Behind the admin token.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

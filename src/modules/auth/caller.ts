@@ -1,4 +1,4 @@
-// Turns request headers into a caller: anonymous, wallet-identified or authenticated (DESIGN.md section 3).
+// Turns request headers into a caller: anonymous, wallet-identified or authenticated (docs/auth.md).
 // Resolved once per request in an onRequest hook; guards and the rate limiter read `request.caller`.
 //
 // Cost on the hot path: one indexed query per presented credential (an API key by its hash; a session's

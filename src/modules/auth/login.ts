@@ -1,4 +1,4 @@
-// E-mail sign-in (DESIGN.md section 3): a 6-digit code by e-mail, exchanged for a session token.
+// E-mail sign-in (docs/auth.md): a 6-digit code by e-mail, exchanged for a session token.
 // Codes are stored only as an HMAC keyed with the session secret, live 10 minutes, allow 5 attempts, and a
 // new code supersedes older ones. The answer to a login request never depends on whether an account exists.
 import { createHmac, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';

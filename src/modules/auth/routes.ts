@@ -1,4 +1,4 @@
-// Sign-in and identity endpoints (DESIGN.md section 3): e-mail login, wallet challenge, status.
+// Sign-in and identity endpoints (docs/auth.md): e-mail login, wallet challenge, status.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';

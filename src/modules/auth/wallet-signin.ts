@@ -1,4 +1,4 @@
-// Wallet sign-in (DESIGN.md section 3): an EIP-4361 challenge bound to one wallet, then the signature of
+// Wallet sign-in (docs/auth.md): an EIP-4361 challenge bound to one wallet, then the signature of
 // that exact message sent with each request (X-Svc-Wallet, X-Svc-Signature, X-Svc-Nonce) until it expires.
 import { sql } from 'drizzle-orm';
 import { getAddress, type Hex, verifyMessage } from 'viem';
@@ -96,7 +96,7 @@ export async function resolveWalletSignature(
   const { signatures } = authRuntime(deps);
   const cacheKey = sha256Hex(`${address}|${nonce}|${signature.toLowerCase()}`);
   if (signatures.has(cacheKey, nowMs)) {
-    // A wallet signs in to the account it is linked to (DESIGN.md section 11).
+    // A wallet signs in to the account it is linked to (docs/auth.md).
     const account = await one<AccountRef>(
       deps.db.orm,
       sql`SELECT a.id, a.status, a.wallet_address FROM wallet_links l JOIN accounts a ON a.id = l.account_id
@@ -124,7 +124,7 @@ export async function resolveWalletSignature(
 
 /**
  * True when `signature` is the wallet's signature of an unexpired challenge issued to that wallet (the
- * proof of control that linking a wallet to an account needs; DESIGN.md section 11).
+ * proof of control that linking a wallet to an account needs; docs/auth.md).
  */
 export async function verifyChallengeSignature(
   deps: AppDeps,

@@ -1,4 +1,4 @@
-// Reading the account: billing balance (SPEC.md 2.10) and the ledger as billing transactions (2.15).
+// Reading the account: billing balance (docs/billing.md) and the ledger as billing transactions.
 import { type SQL, sql } from 'drizzle-orm';
 import { one, rows } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';

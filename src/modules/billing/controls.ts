@@ -1,4 +1,4 @@
-// Spending limits (SPEC.md 2.11) and alert preferences (2.12), stored on the account. The execution path
+// Spending limits (docs/billing.md) and alert preferences, stored on the account. The execution path
 // enforces the limits from these columns inside its debit; the notifications module reads the alerts.
 import { sql } from 'drizzle-orm';
 import { one } from '../../db/index.js';
@@ -69,7 +69,7 @@ export const ALERT_KEYS = [
 ] as const;
 export type AlertKey = (typeof ALERT_KEYS)[number];
 
-/** SPEC.md section 6 defaults; a key missing from email_prefs means its default. */
+/** docs/billing.md defaults; a key missing from email_prefs means its default. */
 export const ALERT_DEFAULTS: Readonly<Record<AlertKey, boolean>> = {
   lowBalance: false,
   dailyLimitReached: true,
@@ -113,7 +113,7 @@ export async function getAlerts(deps: AppDeps, accountId: string) {
 
 /**
  * Merges the given keys into the stored preferences (one statement, so concurrent updates of different
- * keys both stick). `paymentConfirmed: false` is stored as sent, but that e-mail is always sent (SPEC.md 6).
+ * keys both stick). `paymentConfirmed: false` is stored as sent, but that e-mail is always sent (docs/billing.md).
  */
 export async function updateAlerts(deps: AppDeps, accountId: string, input: AlertsInput) {
   const threshold =

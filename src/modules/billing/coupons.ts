@@ -1,4 +1,4 @@
-// Coupons: created by an administrator (DESIGN.md 8), redeemed once per account for a `coupon_credit`.
+// Coupons: created by an administrator (docs/billing.md), redeemed once per account for a `coupon_credit`.
 // Concurrency: the redemption row (primary key coupon+account) makes one account's concurrent redemptions
 // credit once; the guarded count UPDATE makes max_redemptions hold across accounts. One transaction.
 import { sql } from 'drizzle-orm';

@@ -1,5 +1,5 @@
-// Routes of the billing module (SPEC.md 4.4, DESIGN.md 7-8). Every /v1/billing/* route takes an API key
-// or a session token of the account (DESIGN.md 3) and answers bare objects; the caller is checked in
+// Routes of the billing module (docs/billing.md). Every /v1/billing/* route takes an API key
+// or a session token of the account (docs/billing.md) and answers bare objects; the caller is checked in
 // onRequest so a missing credential is a 401 before any validation.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors/catalogue.js';

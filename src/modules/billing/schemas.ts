@@ -1,5 +1,5 @@
 // Route schemas of the billing API: validation, types and OpenAPI from one source. Responses are bare
-// objects as SPEC.md 2.10-2.18 show them.
+// objects as docs/billing.md shows them.
 import { Type } from '@sinclair/typebox';
 import { TRANSACTION_TYPES } from './account-views.js';
 import { ALERT_KEYS } from './controls.js';

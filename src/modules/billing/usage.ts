@@ -1,4 +1,4 @@
-// Usage from the call log (SPEC.md 2.16, DESIGN.md 7): spend is net of refunds (a refunded call costs
+// Usage from the call log (docs/billing.md): spend is net of refunds (a refunded call costs
 // nothing), days are UTC, `from`/`to` inclusive. The CSV export streams keyset pages from the database.
 import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';

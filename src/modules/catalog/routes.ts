@@ -1,4 +1,4 @@
-// Catalogue routes: the admin API (DESIGN.md section 8) and the public read API. Never exposes base_url
+// Catalogue routes: the admin API (docs/catalog.md) and the public read API. Never exposes base_url
 // or secrets publicly (the response schemas drop anything not declared).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../errors/catalogue.js';

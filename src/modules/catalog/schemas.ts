@@ -1,5 +1,5 @@
-// TypeBox schemas of the catalogue: the admin input (DESIGN.md section 8) and the public shapes
-// (SPEC.md 2.2/2.3 plus quality). Checks a schema cannot express (unique slugs, positive prices, URL
+// TypeBox schemas of the catalogue: the admin input (docs/catalog.md) and the public shapes
+// (docs/catalog.md). Checks a schema cannot express (unique slugs, positive prices, URL
 // rules, consistent parameter extras) live in validate.ts.
 
 import { type Static, Type } from '@sinclair/typebox';
@@ -30,7 +30,7 @@ const ValueType = StringEnum(VALUE_TYPES);
 const Scalar = Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] });
 
 /**
- * One request parameter. `type`, `required` and `description` are SPEC.md 2.3; the rest are optional
+ * One request parameter. `type`, `required` and `description` are the documented fields (docs/catalog.md); the rest are optional
  * JSON Schema keywords the execution module enforces when validating a call.
  */
 export const ParameterSchema = Type.Object(

@@ -1,4 +1,4 @@
-// Provider request signing (DESIGN.md section 4). The service signs every forwarded call; providers
+// Provider request signing (docs/catalog.md). The service signs every forwarded call; providers
 // (including the bundled samples) verify it.
 //   X-Svc-Timestamp: unix seconds
 //   X-Svc-Provider-Signature: v1=<hex HMAC-SHA256(provider_secret, `${timestamp}.${payload}`)>

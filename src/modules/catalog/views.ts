@@ -1,4 +1,4 @@
-// Response shapes of the catalogue (SPEC.md 2.2/2.3 + quality) built from repo records. base_url and
+// Response shapes of the catalogue (docs/catalog.md) built from repo records. base_url and
 // secrets appear only in the admin view.
 import type { Executor } from '../../db/index.js';
 import { creditsToUsdcShort } from '../../lib/money.js';
@@ -55,7 +55,7 @@ function endpointFields(e: CatalogueEndpoint, quality: Map<string, EndpointQuali
   };
 }
 
-/** List item: SPEC.md 2.2 (endpoints with slug, description and pricing, plus method and tags). */
+/** List item: docs/catalog.md (endpoints with slug, description and pricing, plus method and tags). */
 export function providerSummaryView(p: CatalogueProvider) {
   return {
     ...providerFields(p),

@@ -1,4 +1,4 @@
-// DESIGN.md section 10: if the devnet chain lost its state (the state file was deleted or is older than
+// docs/deposits.md: if the devnet chain lost its state (the state file was deleted or is older than
 // the ledger), crediting again from a fresh chain would mint balance out of nothing. At start the service
 // checks that the newest transfer it accounted for is still on the chain, and stops otherwise.
 import { sql } from 'drizzle-orm';

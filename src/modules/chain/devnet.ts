@@ -1,4 +1,4 @@
-// The devnet chain `npm start` runs by itself (DESIGN.md section 10): anvil on loopback with its state in
+// The devnet chain `npm start` runs by itself (docs/deposits.md): anvil on loopback with its state in
 // <data dir>/devnet, our test USDC deployed once (address remembered in devnet/chain.json), and a platform
 // key generated into <data dir>/secrets and funded with gas.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

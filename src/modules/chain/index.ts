@@ -1,4 +1,4 @@
-// The chain module's public entry (DESIGN.md sections 10 and 11 build on it): network config, the per-app
+// The chain module's public entry (deposits and x402 build on it): network config, the per-app
 // chain runtime, the devnet launcher, the platform key's one transaction sender, and the public routes.
 
 export {

@@ -1,4 +1,4 @@
-// The one nonce allocator and sender for the platform key (DESIGN.md section 10), shared by the faucet,
+// The one nonce allocator and sender for the platform key (docs/deposits.md), shared by the faucet,
 // x402 settlement and payouts on every instance:
 // - the nonce is taken under a row lock in the database (`platform_nonces ... FOR UPDATE`);
 // - the signed transaction (raw bytes, hash, nonce) is STORED in the same database transaction, before

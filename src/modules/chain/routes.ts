@@ -35,7 +35,7 @@ const FaucetBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** DESIGN.md section 10: the faucet mints at most this much per request. */
+/** docs/deposits.md: the faucet mints at most this much per request. */
 const FAUCET_MAX_CREDITS = 10_000_000_000n;
 
 export const chainRoutes: FastifyPluginAsyncTypebox = async (app) => {

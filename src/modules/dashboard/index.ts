@@ -1,2 +1,2 @@
-// The dashboard (DESIGN.md section 15): the landing page at `/` and the browser app at `/dashboard`.
+// The dashboard (docs/dashboard.md): the landing page at `/` and the browser app at `/dashboard`.
 export { contentSecurityPolicy, dashboardRoutes } from './routes.js';

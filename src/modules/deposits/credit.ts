@@ -60,7 +60,7 @@ export async function creditDeposit(deps: AppDeps, input: CreditInput): Promise<
           VALUES (${id}, ${input.accountId}, ${chainId}, ${input.txHash}, ${amount}, ${input.blockNumber},
                   ${input.source}, ${entry.id})`,
     );
-    // Trust tiers count confirmed deposits as successful payments (DESIGN.md section 6).
+    // Trust tiers count confirmed deposits as successful payments (docs/deposits.md).
     await tx.execute(
       sql`UPDATE accounts SET successful_payments = successful_payments + 1 WHERE id = ${input.accountId}`,
     );

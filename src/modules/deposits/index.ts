@@ -1,4 +1,4 @@
-// Deposits and linked wallets (DESIGN.md section 11): the routes, the deposit watcher job, and what other
+// Deposits and linked wallets (docs/deposits.md): the routes, the deposit watcher job, and what other
 // modules may call (x402 records the transfers it settled so they are never claimed as deposits).
 
 export { runDepositCli } from './cli.js';

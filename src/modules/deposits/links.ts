@@ -1,4 +1,4 @@
-// Linked wallets (DESIGN.md section 11): a wallet belongs to at most one account (wallet_links' primary
+// Linked wallets (docs/deposits.md): a wallet belongs to at most one account (wallet_links' primary
 // key). Linking proves control with a signature of a challenge from POST /v1/auth/challenge.
 import { sql } from 'drizzle-orm';
 import { type Executor, one, rows, toIso } from '../../db/index.js';

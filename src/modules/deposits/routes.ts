@@ -1,4 +1,4 @@
-// Deposits and linked wallets (DESIGN.md section 11): POST /v1/wallet/deposit, /v1/wallet/links.
+// Deposits and linked wallets (docs/deposits.md): POST /v1/wallet/deposit, /v1/wallet/links.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, ErrorShapeA, envelope, MetaSchema } from '../../http/envelope.js';

@@ -1,4 +1,4 @@
-// POST /v1/wallet/deposit (DESIGN.md section 11), checks in this order, each with its code:
+// POST /v1/wallet/deposit (docs/deposits.md), checks in this order, each with its code:
 // receipt exists (SVC-PAY-002) → succeeded, with USDC Transfer logs to the platform wallet from a wallet
 // linked to the caller (SVC-PAY-005) → enough confirmations (SVC-PAY-006) → at least 5 USDC
 // (SVC-PAY-004) → not credited before (SVC-PAY-003). RPC failures are 503 SVC-SYS-002; nothing is

@@ -1,4 +1,4 @@
-// Reading a deposit from the chain (DESIGN.md section 11). Every fact comes from the receipt the node
+// Reading a deposit from the chain (docs/deposits.md). Every fact comes from the receipt the node
 // returns for the hash, never from the request: status, the USDC contract that emitted each Transfer log,
 // its recipient, its sender and its amount.
 import { type Address, decodeEventLog, type Hex, type TransactionReceipt, toEventSelector } from 'viem';
@@ -71,7 +71,7 @@ export function depositTransfers(chain: ReadyChain, receipt: TransactionReceipt)
   return facts;
 }
 
-/** Confirmations of a receipt: head block − receipt block + 1 (DESIGN.md section 10). */
+/** Confirmations of a receipt: head block − receipt block + 1 (docs/deposits.md). */
 export async function confirmationsOf(chain: ReadyChain, blockNumber: bigint): Promise<bigint> {
   let head: bigint;
   try {

@@ -1,4 +1,4 @@
-// The deposit watcher (DESIGN.md section 11): follows USDC Transfer logs to the platform wallet and
+// The deposit watcher (docs/deposits.md): follows USDC Transfer logs to the platform wallet and
 // credits those from linked wallets once they have the configured confirmations, through the same code
 // path and unique key as a submission (a later submission of the same hash answers 409 SVC-PAY-003).
 // - Its cursor (last fully processed block) lives in chain_cursors; it moves only after every transfer

@@ -1,4 +1,4 @@
-// POST /v1/discover (SPEC.md 4.1): free, no authentication, bare `{results, meta}` response.
+// POST /v1/discover (docs/discovery.md): free, no authentication, bare `{results, meta}` response.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';

@@ -1,4 +1,4 @@
-// Request and response schemas of POST /v1/discover (SPEC.md 4.1, 2.5).
+// Request and response schemas of POST /v1/discover (docs/discovery.md).
 import { type Static, Type } from '@sinclair/typebox';
 import { ErrorShapeA } from '../../http/envelope.js';
 import { WEAK_MATCH_BELOW } from './ranking/match-quality.js';

@@ -4,7 +4,7 @@
 // VERSION_POLL_MS while requests come; awaited by a request when the last look is older than
 // VERSION_STALE_MS) and applied the same way: only the providers whose version differs are re-read and
 // re-indexed, so no request waits for a rebuild. Large changes (a bulk import) rebuild a new index beside
-// the live one, in chunks that let requests run, and swap it in. Caches (SPEC.md 8.4): matching results 5
+// the live one, in chunks that let requests run, and swap it in. Caches (docs/discovery.md): matching results 5
 // minutes, quality metrics 1 minute, ranked pages until either changes.
 import type { AppDeps } from '../../deps.js';
 import { type EndpointEmbeddings, embedEndpoints, embedTexts, similarities } from './embeddings.js';

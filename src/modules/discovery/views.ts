@@ -1,4 +1,4 @@
-// Discovery result items exactly as SPEC.md 2.5.
+// Discovery result items exactly as docs/discovery.md documents them.
 import { creditsToUsdc } from '../../lib/money.js';
 import type { ParameterSpec } from './ranking/types.js';
 import type { DiscoveredEndpoint } from './service.js';

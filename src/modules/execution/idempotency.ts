@@ -1,4 +1,4 @@
-// Idempotency-Key for executions (DESIGN.md section 4). The key is claimed by the unique index
+// Idempotency-Key for executions (docs/execution.md). The key is claimed by the unique index
 // calls (account_id, idempotency_key) in the debit statement itself, so two identical requests at once
 // cannot both be charged; the loser reads the winner's row here. Call rows are kept (never purged), so a
 // key is remembered well beyond the required 24 hours.

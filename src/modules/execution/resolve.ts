@@ -57,7 +57,7 @@ const PASSTHROUGH = [
 ];
 
 /**
- * SPEC.md 2.3 parameter map `{name: {type, required, description}}` → JSON Schema for the request body.
+ * The catalogue parameter map (docs/catalog.md) `{name: {type, required, description}}` → JSON Schema for the request body.
  * Unknown fields are refused (a typo should not reach the provider silently). A value that is already a
  * JSON Schema object (`{type: 'object', properties}`) is used as it is.
  */

@@ -1,4 +1,4 @@
-// POST /v1/execute/:providerId/:endpointSlug (SPEC.md 4.2). The body is validated against the endpoint's
+// POST /v1/execute/:providerId/:endpointSlug (docs/execution.md). The body is validated against the endpoint's
 // own parameter schema inside the service (it differs per endpoint), not by a route schema.
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -129,7 +129,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       if (request.caller.kind === 'anonymous' || request.caller.kind === 'wallet') {
-        // No credential: say where the same call can be paid per call with x402 (DESIGN.md section 12).
+        // No credential: say where the same call can be paid per call with x402 (docs/execution.md).
         const { providerId, endpointSlug } = request.params;
         throw new AppError('SVC-AUTH-001', undefined, {
           x402_url: `${deps.config.publicUrl}/x402/${encodeURIComponent(providerId)}/${encodeURIComponent(endpointSlug)}`,

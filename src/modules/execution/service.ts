@@ -1,4 +1,4 @@
-// Paid execution (SPEC.md 4.2, 3.6; DESIGN.md section 4):
+// Paid execution (docs/execution.md):
 // resolve → validate → atomic debit (limits, balance, ledger entry, pending call row) → forward → settle.
 // Charged outcomes (2xx, 4xx) are group-committed; refunds are written in their own transaction before
 // the error is answered.
@@ -366,7 +366,7 @@ interface Failure {
   providerStatus: number | null;
 }
 
-/** Provider results that are refunded (SPEC.md 3.6): 5xx, timeout, connection failure, unreadable answer. */
+/** Provider results that are refunded (docs/execution.md): 5xx, timeout, connection failure, unreadable answer. */
 export function failureOf(result: ProviderResult): Failure | undefined {
   switch (result.kind) {
     case 'timeout':

@@ -1,4 +1,4 @@
-// Quality metrics (SPEC.md 2.4, DESIGN.md section 4) recomputed from the call log by a periodic job, so
+// Quality metrics (docs/execution.md) recomputed from the call log by a periodic job, so
 // the hot path writes nothing extra: over the trailing 24 hours uptime_pct = non-5xx share (timeouts and
 // connection failures count as 5xx), error_rate_pct = 4xx + 5xx + timeouts share, avg_latency_ms =
 // provider latency; total_calls = lifetime settled calls. Calls swept after our own crash are left out.

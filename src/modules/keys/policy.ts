@@ -1,4 +1,4 @@
-// Spending policies of API keys (DESIGN.md section 17, docs/keys.md): the wire shape, its validation and
+// Spending policies of API keys (docs/keys.md): the wire shape, its validation and
 // the columns it is stored in. Enforcement is not here: it runs inside the debit statement
 // (src/modules/ledger/debit-rule.ts), atomic with the charge.
 import { Type } from '@sinclair/typebox';

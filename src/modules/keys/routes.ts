@@ -1,5 +1,5 @@
-// API key management (SPEC.md 4.5): any authenticated caller (API key, session or wallet signature)
-// manages its own account's keys. Envelope responses (DESIGN.md section 5).
+// API key management (docs/keys.md): any authenticated caller (API key, session or wallet signature)
+// manages its own account's keys. Envelope responses (docs/architecture.md).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-// Admin credit (DESIGN.md section 8): an `admin_credit` ledger entry. Shared by the admin API route and
+// Admin credit (docs/billing.md): an `admin_credit` ledger entry. Shared by the admin API route and
 // the `svc admin credit` CLI command.
 import type { Database } from '../../db/index.js';
 import { AppError } from '../../errors/catalogue.js';

@@ -23,7 +23,7 @@ export type RefusalKind =
   | 'would_alert';
 
 /**
- * What a statement needs to judge a key's spending policy (DESIGN.md section 17). Only a statement that
+ * What a statement needs to judge a key's spending policy (docs/billing.md). Only a statement that
  * runs after its transaction locked the account row (debitForCall) may pass it: its snapshot is then taken
  * after every earlier debit and refund of the account committed, so the key's counters it reads are
  * current. Statements without it (the autocommit, batched and grouped debits) refuse a call through a key

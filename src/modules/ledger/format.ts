@@ -1,5 +1,5 @@
-// Ledger entries as API objects: the billing "ledger transaction" (SPEC.md 2.15) and the wallet history
-// entry (SPEC.md 2.9). Amounts go through src/lib/money.ts only.
+// Ledger entries as API objects: the billing "ledger transaction" (docs/billing.md) and the wallet history
+// entry (docs/billing.md). Amounts go through src/lib/money.ts only.
 import { toIso } from '../../db/index.js';
 import { creditsToSignedUsdc, creditsToUsdc } from '../../lib/money.js';
 import type { LedgerEntry } from './service.js';

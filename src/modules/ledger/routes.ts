@@ -1,4 +1,4 @@
-// Admin ledger route: POST /v1/admin/accounts/:accountId/credits (DESIGN.md section 8).
+// Admin ledger route: POST /v1/admin/accounts/:accountId/credits (docs/billing.md).
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';

@@ -1,4 +1,4 @@
-// MCP server (DESIGN.md section 13): the marketplace as tools an agent can use. Public entry.
+// MCP server (docs/mcp.md): the marketplace as tools an agent can use. Public entry.
 
 export { mcpRoutes } from './routes.js';
 export { collectRouteSchemas, type RouteSchemas } from './schemas.js';

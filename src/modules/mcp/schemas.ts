@@ -1,5 +1,5 @@
 // Output schemas of the tools, taken from the response schemas the routes themselves declare, so the tool
-// result and the HTTP answer cannot drift apart. Each admits the result or an error (DESIGN.md 13: the
+// result and the HTTP answer cannot drift apart. Each admits the result or an error (docs/mcp.md: the
 // official client validates structuredContent against outputSchema on error results too).
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { JsonSchema, ToolDefinition } from './tools.js';

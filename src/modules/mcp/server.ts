@@ -1,4 +1,4 @@
-// The MCP server proper: the SDK's low-level `Server` with JSON Schema tools (DESIGN.md 13 says why not
+// The MCP server proper: the SDK's low-level `Server` with JSON Schema tools (docs/mcp.md says why not
 // McpServer.registerTool: it takes Zod and answers bad arguments itself, where we answer SVC-MCP-001).
 // Stateless: one Server per HTTP request, built from the per-app tool set.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';

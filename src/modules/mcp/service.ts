@@ -20,7 +20,7 @@ const FORWARDED_HEADERS = [
   'user-agent',
 ] as const;
 
-/** Response headers of the last tool call that the /mcp response repeats (SPEC 8.3: on every response). */
+/** Response headers of the last tool call that the /mcp response repeats (docs/mcp.md: on every response). */
 const REPEATED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after'];
 
 export interface ToolOutcome {
@@ -77,7 +77,7 @@ function routeError(res: LightMyRequestResponse, body: unknown): ErrorResult {
   const error = fromShape() ?? fromAppError('SVC-SYS-001');
   const retryAfter = Number(res.headers['retry-after']);
   if (error.code === 'SVC-RATE-001' && Number.isFinite(retryAfter)) {
-    // DESIGN.md 13 names it retry_after_s; the HTTP details' own names are kept beside it.
+    // docs/mcp.md names it retry_after_s; the HTTP details' own names are kept beside it.
     error.details = { ...error.details, retry_after_s: retryAfter };
   }
   return error;
@@ -204,7 +204,7 @@ function decodedSettlement(res: LightMyRequestResponse): Record<string, unknown>
 }
 
 /**
- * svc_execute paid with x402 (DESIGN.md 13): POST /x402/:providerId/:slug with the payment, if any, as
+ * svc_execute paid with x402 (docs/mcp.md): POST /x402/:providerId/:slug with the payment, if any, as
  * PAYMENT-SIGNATURE. A 402 (no payment, or one refused) becomes SVC-AUTH-001 with the payment requirements
  * in details.x402 and their x402Version, resource and accepts at the top level, where x402's MCP transport
  * looks for them; a paid answer is `{svc, data}` with the settlement in `_meta["x402/payment-response"]`.
@@ -247,7 +247,7 @@ async function runPaidExecute(
   }
   if (paymentHeader === undefined && res.statusCode !== 429) {
     // No payment and no quote (params invalid, unknown endpoint, chain unreachable): still the refusal
-    // of an anonymous call, SVC-AUTH-001 as DESIGN.md 13 says, with the reason the quote failed.
+    // of an anonymous call, SVC-AUTH-001 as docs/mcp.md says, with the reason the quote failed.
     const quoteError = outcome.result.structuredContent?.error;
     const error = fromAppError('SVC-AUTH-001', undefined, {
       x402_url: `${app.deps.config.publicUrl}${url}`,
@@ -268,7 +268,7 @@ export async function runTool(
   args: Record<string, unknown>,
   meta: Record<string, unknown> = {},
 ): Promise<ToolOutcome> {
-  // svc_execute without an account, or with an x402 payment: the x402 route (DESIGN.md 13).
+  // svc_execute without an account, or with an x402 payment: the x402 route (docs/mcp.md).
   if (tool.name === 'svc_execute') {
     const payment = meta[PAYMENT_META];
     if (payment !== undefined) {

@@ -1,4 +1,4 @@
-// The eight MCP tools (DESIGN.md section 13). Each tool is a description for a model, a JSON Schema for
+// The eight MCP tools (docs/mcp.md). Each tool is a description for a model, a JSON Schema for
 // its arguments, and the HTTP route it runs: the tool layer translates arguments into that route's
 // request and the route's answer back into a tool result. Discovery, execution, the ledger, auth and
 // rate limits are the routes' own (see docs/mcp.md, "One implementation").

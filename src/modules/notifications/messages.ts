@@ -1,4 +1,4 @@
-// The words of each notification (SPEC.md section 6). Amounts go through src/lib/money.ts; no secret is
+// The words of each notification (docs/notifications.md). Amounts go through src/lib/money.ts; no secret is
 // ever put in a mail (API keys appear by name and public prefix only).
 import { creditsToUsdc } from '../../lib/money.js';
 import { formatUsdCents, type MailContent } from './render.js';

@@ -1,11 +1,11 @@
-// Who gets a notification and whether they want it: the account's address, its preferences (SPEC.md 2.12,
-// written by PUT /v1/billing/alerts; a missing key means the SPEC.md section 6 default) and per-account
+// Who gets a notification and whether they want it: the account's address, its preferences (docs/notifications.md,
+// written by PUT /v1/billing/alerts; a missing key means the docs/notifications.md default) and per-account
 // notification state (cooldowns, digest periods) in `notification_state`.
 import { sql } from 'drizzle-orm';
 import { type Executor, one } from '../../db/index.js';
 import { ALERT_DEFAULTS, type AlertKey } from '../billing/index.js';
 
-/** The preference keys and their SPEC.md section 6 defaults are the billing alerts API's (one source). */
+/** The preference keys and their docs/notifications.md defaults are the billing alerts API's (one source). */
 export type PrefKey = AlertKey;
 const PREF_DEFAULTS = ALERT_DEFAULTS;
 

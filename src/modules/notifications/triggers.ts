@@ -21,7 +21,7 @@ import { type EmailKind, enqueueEmail } from './outbox.js';
 import { loadRecipient, prefEnabled, type Recipient, takeCooldown } from './recipients.js';
 import { type MailContent, renderMail } from './render.js';
 
-/** SPEC.md 8.4: at most one low-balance mail per 24 hours per threshold value. */
+/** docs/notifications.md: at most one low-balance mail per 24 hours per threshold value. */
 export const LOW_BALANCE_COOLDOWN_MS = 24 * 60 * 60_000;
 
 async function queue(

@@ -1,5 +1,5 @@
-// Decides whether a request may pass: the identity-tier limit (SPEC.md 8.1, DESIGN.md 6), the per-IP cap on
-// unsigned wallet claims, and the endpoint-specific limit (SPEC.md 8.2), all counted in one round trip.
+// Decides whether a request may pass: the identity-tier limit (docs/ratelimit.md), the per-IP cap on
+// unsigned wallet claims, and the endpoint-specific limit (docs/ratelimit.md), all counted in one round trip.
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.js';
 import type { Caller } from '../auth/index.js';

@@ -1,4 +1,4 @@
-// Effective limits: the configured values (SPEC.md 8.1, 8.2 defaults) scaled by SVC_RATE_LIMIT_MULTIPLIER.
+// Effective limits: the configured values (docs/ratelimit.md defaults) scaled by SVC_RATE_LIMIT_MULTIPLIER.
 import type { Config } from '../../config.js';
 import type { TrustTier } from './status.js';
 
@@ -8,7 +8,7 @@ export interface EffectiveLimits {
   wallet: Record<TrustTier, number>;
   walletPerIp: number;
   account: number;
-  /** Endpoint-specific limits keyed by "METHOD /route/pattern" (SPEC.md 8.2). */
+  /** Endpoint-specific limits keyed by "METHOD /route/pattern" (docs/ratelimit.md). */
   endpoints: ReadonlyMap<string, number>;
   /** Successful payments needed for each tier. */
   thresholds: { established: number; trusted: number };

@@ -1,4 +1,4 @@
-// Trust tier of an account (DESIGN.md section 6): read from the counter column accounts.successful_payments,
+// Trust tier of an account (docs/ratelimit.md): read from the counter column accounts.successful_payments,
 // kept per instance for a few seconds so the hot path does no query. Modules that raise the counter call
 // invalidateTrustTier(accountId) so the new tier applies on the very next request on this instance; other
 // instances pick it up within SVC_TRUST_TIER_CACHE_SECONDS.

@@ -1,4 +1,4 @@
-// Wallet API (SPEC.md 4.3): balance and history. Deposits (POST /v1/wallet/deposit) come with their issue.
+// Wallet API (docs/billing.md): balance and history. Deposits (POST /v1/wallet/deposit) come with their issue.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import {

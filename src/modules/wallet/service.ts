@@ -1,4 +1,4 @@
-// Wallet views of the ledger (SPEC.md 2.7, 2.9, 4.3).
+// Wallet views of the ledger (docs/billing.md).
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, one, rows } from '../../db/index.js';
 import { AppError } from '../../errors/catalogue.js';

@@ -1,5 +1,5 @@
 // The facilitator verifies a payment and settles it on-chain. Two implementations behind one interface
-// (DESIGN.md section 12): in-process (local-facilitator.ts, devnet default: the service settles with the
+// (docs/x402.md): in-process (local-facilitator.ts, devnet default: the service settles with the
 // platform key) and remote (any standard x402 facilitator's /verify /settle /supported over HTTP, with
 // @x402/core's own HTTPFacilitatorClient).
 import { HTTPFacilitatorClient } from '@x402/core/http';

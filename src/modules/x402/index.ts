@@ -1,4 +1,4 @@
-// x402: agents without an account pay per call in USDC (DESIGN.md section 12, docs/x402.md).
+// x402: agents without an account pay per call in USDC (docs/x402.md).
 export type { Facilitator } from './facilitator.js';
 export { createRemoteFacilitator } from './facilitator.js';
 export { createLocalFacilitator, type SettlementChain } from './local-facilitator.js';

@@ -1,4 +1,4 @@
-// In-process facilitator (devnet default, DESIGN.md section 12): verifies an EIP-3009 authorization against
+// In-process facilitator (devnet default, docs/x402.md): verifies an EIP-3009 authorization against
 // the requirements and the chain, and settles it with the platform key through the chain module's one
 // transaction path (one nonce allocator shared with the faucet and payouts).
 //
@@ -255,7 +255,7 @@ export function createLocalFacilitator(
     return { success: true, transaction: hash, network, payer };
   }
 
-  /** DESIGN.md section 12: a reverted settlement reads authorizationState; used by a transfer = paid. */
+  /** docs/x402.md: a reverted settlement reads authorizationState; used by a transfer = paid. */
   async function afterRevert(
     token: Address,
     a: Eip3009Authorization,

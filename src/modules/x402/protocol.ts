@@ -1,4 +1,4 @@
-// The x402 wire format (DESIGN.md section 12): what the 402 answer offers, and the payment headers a client
+// The x402 wire format (docs/x402.md): what the 402 answer offers, and the payment headers a client
 // sends back. Header codecs are @x402/core's own, so a stock client and we read the same bytes; decoding is
 // wrapped so that every malformed header becomes a clear reason instead of an exception.
 
@@ -8,7 +8,7 @@ import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1';
 
 export type { PaymentPayload, PaymentRequired, PaymentRequirements, SettleResponse };
 
-/** What the 402 offers depends on the chain the service runs on (DESIGN.md section 10). */
+/** What the 402 offers depends on the chain the service runs on (docs/x402.md). */
 export interface PaymentTerms {
   chainId: number;
   /** CAIP-2 network id, `eip155:<chainId>`. */
@@ -31,7 +31,7 @@ export function requirementsFor(
   return {
     scheme: 'exact',
     network: terms.network as PaymentRequirements['network'],
-    // 1 credit = 1 atomic USDC unit (DESIGN.md section 10): no conversion.
+    // 1 credit = 1 atomic USDC unit (docs/x402.md): no conversion.
     amount: priceCredits.toString(),
     asset: terms.asset,
     payTo: terms.payTo,

@@ -112,7 +112,7 @@ export async function recordX402Call(ex: Executor, c: X402CallRecord): Promise<v
 }
 
 /**
- * A settled payment counts for the payer's trust tier (DESIGN.md section 12) when the wallet belongs to an
+ * A settled payment counts for the payer's trust tier (docs/x402.md) when the wallet belongs to an
  * account: the same counter a settled credit call raises. Returns the account and its new counter.
  */
 export async function countSettledPaymentForWallet(

@@ -1,5 +1,5 @@
 // POST /x402/:providerId/:slug (pay per call, no account) and GET /discovery/resources (Bazaar-compatible
-// listing), DESIGN.md section 12.
+// listing), docs/x402.md.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors/catalogue.js';

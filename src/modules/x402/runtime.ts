@@ -175,7 +175,7 @@ export function createX402Runtime(deps: AppDeps): X402Runtime {
 
 /**
  * Records a settled x402 transfer through the deposits module (kind 'x402' in chain_transfers), so it can
- * never be claimed as a deposit nor credited by the watcher (DESIGN.md section 11). Returns 'deposit' when
+ * never be claimed as a deposit nor credited by the watcher (docs/x402.md). Returns 'deposit' when
  * the same log was credited as a deposit first (claimed between mining and here).
  */
 export async function recordSettledTransfer(

@@ -1,4 +1,4 @@
-// One x402 call (DESIGN.md section 12): params validated like execute → payment decoded and matched to our
+// One x402 call (docs/x402.md): params validated like execute → payment decoded and matched to our
 // requirements → replay of a settled payment answered from the store → verified → nonce reserved (unique
 // in the database) → provider called → charged outcomes (2xx/4xx) settled on-chain, others released with
 // nothing paid. Every refusal of the payment is a 402 with the reason, and changes nothing.

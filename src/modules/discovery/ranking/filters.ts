@@ -1,4 +1,4 @@
-// Structured filters of POST /v1/discover: hard cutoffs applied to the matches (SPEC.md 4.1).
+// Structured filters of POST /v1/discover: hard cutoffs applied to the matches (docs/discovery.md).
 import type { CatalogueEndpoint, QualityMetrics } from './types.js';
 
 export interface DiscoveryFilters {

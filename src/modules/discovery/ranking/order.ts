@@ -1,4 +1,4 @@
-// Final ordering of discovery results: relevance first, then quality, usage and price (SPEC.md 4.1).
+// Final ordering of discovery results: relevance first, then quality, usage and price (docs/discovery.md).
 import type { QualityMetrics } from './types.js';
 
 /** Quality in [0, 1]: uptime dominates, then error rate and latency. */

@@ -22,7 +22,7 @@ export interface CatalogueEndpoint {
   priceCredits: bigint;
 }
 
-/** SPEC.md 2.4; an endpoint without calls has uptime 100, latency 0, error rate 0. */
+/** Quality metrics (docs/discovery.md); an endpoint without calls has uptime 100, latency 0, error rate 0. */
 export interface QualityMetrics {
   uptimePct: number;
   avgLatencyMs: number;

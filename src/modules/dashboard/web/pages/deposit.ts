@@ -1,4 +1,4 @@
-// USDC deposits (DESIGN.md sections 10-11): the platform address with a QR code, claiming a transfer by its
+// USDC deposits (docs/dashboard.md): the platform address with a QR code, claiming a transfer by its
 // hash, linked wallets, and in devnet the faucet and a one-click transfer from the dev wallet. Each part
 // says "not available" when its route answers 404 (an older server, or not devnet).
 import {
