@@ -30,7 +30,7 @@ export const DiscoverBodySchema = Type.Object(
       Type.Integer({ minimum: 1, maximum: DISCOVER_LIMIT_MAX, default: DISCOVER_LIMIT_DEFAULT }),
     ),
     allowed_only: Type.Optional(
-      Type.Boolean({ description: "Only what the caller's API key policy allows it to call (DESIGN.md 17)" }),
+      Type.Boolean({ description: "Only what the caller's API key policy allows it to call (docs/keys.md)" }),
     ),
   },
   { additionalProperties: false },

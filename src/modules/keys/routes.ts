@@ -130,7 +130,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['keys'],
         security,
-        summary: "Put or remove (null) a key's spending policy (DESIGN.md section 17)",
+        summary: "Put or remove (null) a key's spending policy (docs/keys.md)",
         params: KeyParams,
         body: PolicyBody,
         response: { 200: Envelope(KeyView), 400: ErrorShapeA, 404: ErrorShapeA, ...errors },

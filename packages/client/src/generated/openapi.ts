@@ -3461,7 +3461,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Only what the caller's API key policy allows it to call (DESIGN.md 17) */
+                        /** @description Only what the caller's API key policy allows it to call (docs/keys.md) */
                         allowed_only?: boolean;
                         filters?: {
                             /** @enum {string} */
@@ -4158,7 +4158,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Put or remove (null) a key's spending policy (DESIGN.md section 17) */
+        /** Put or remove (null) a key's spending policy (docs/keys.md) */
         put: {
             parameters: {
                 query?: never;
