@@ -8,6 +8,7 @@ import {
   expectAccessible as accessible,
   type Browser,
   launchBrowser,
+  newPage,
   openPage,
   type Served,
   serveApp,
@@ -29,8 +30,7 @@ beforeAll(async () => {
     { slug: 'echo', price_usdc: '0.25', parameters: {} },
   ]));
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(45_000);
+  page = await newPage(browser);
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

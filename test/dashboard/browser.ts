@@ -71,6 +71,16 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
+/** A page with the tests' default timeout; Content Security Policy errors in its console go to `cspErrors`. */
+export async function newPage(browser: Browser, cspErrors: string[] = []): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.setDefaultTimeout(45_000);
+  page.on('console', (msg) => {
+    if (/Content Security Policy/i.test(msg.text())) cspErrors.push(msg.text());
+  });
+  return page;
+}
+
 export interface AxeViolation {
   id: string;
   impact: string | null;

@@ -13,6 +13,7 @@ import {
   loginCode as codeFor,
   sessionHeaders as headersOf,
   launchBrowser,
+  newPage,
   openPage,
   type Served,
   screenshot,
@@ -40,11 +41,7 @@ beforeAll(async () => {
     },
   ]));
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(45_000);
-  page.on('console', (msg) => {
-    if (/Content Security Policy/i.test(msg.text())) cspErrors.push(msg.text());
-  });
+  page = await newPage(browser, cspErrors);
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

@@ -15,6 +15,7 @@ import {
   expectAccessible as accessible,
   type Browser,
   launchBrowser,
+  newPage,
   openPage,
   type Served,
   screenshot,
@@ -36,11 +37,7 @@ beforeAll(async () => {
   served = await serveApp(env);
   upstream = await startProviderServer();
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.setDefaultTimeout(45_000);
-  page.on('console', (msg) => {
-    if (/Content Security Policy/i.test(msg.text())) cspErrors.push(msg.text());
-  });
+  page = await newPage(browser, cspErrors);
 }, 180_000);
 afterAll(async () => {
   await browser?.close();
