@@ -20,6 +20,7 @@ import {
   authAdminRoutes,
   authRoutes,
   cachedKeyCaller,
+  createAuthRuntime,
   makeRequireAdmin,
   resolveCaller,
 } from './modules/auth/index.js';
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     app.addHook('onClose', () => relay.close());
   }
   // Per-app state, built once here and closed with the app (docs/architecture.md).
+  app.decorate('auth', createAuthRuntime(deps));
   const execution = createExecutionRuntime(deps, app.log);
   app.decorate('execution', execution);
   app.addHook('onClose', () => execution.close());
@@ -106,8 +108,8 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
     reply.header('X-Request-Id', request.id);
     // Paid execute checks revocation and status in its debit statement: a cached key mapping will do.
     const caller =
-      (request.routeOptions.config?.authInDebit ? await cachedKeyCaller(deps, request) : undefined) ??
-      (await resolveCaller(deps, request));
+      (request.routeOptions.config?.authInDebit ? await cachedKeyCaller(app, request) : undefined) ??
+      (await resolveCaller(app, request));
     Object.defineProperty(request, 'caller', { value: caller, writable: true, configurable: true });
     // A suspended account is refused on every call it makes with its credentials (docs/architecture.md).
     // (/mcp refuses it per tool call instead, as a tool result: src/modules/mcp/routes.ts.)

@@ -19,6 +19,12 @@ export interface DomainEvents {
   ];
   /** A paid call ended (execution); see CallFinished. */
   'call.finished': [CallFinished];
+  /**
+   * An account's `successful_payments` counter changed (a charged call, a confirmed deposit, a completed
+   * payment; a refund lowers it): the rate limiter's trust-tier cache updates. `successfulPayments` is the
+   * new value when the writer has it (from `RETURNING`), else the cached entry is dropped and read again.
+   */
+  'payments.counted': [{ accountId: string; successfulPayments?: bigint | undefined }];
   /** One debit statement carried `size` calls (1 = alone; more = coalesced into a batch). */
   'debit.statement': [{ size: number }];
 }

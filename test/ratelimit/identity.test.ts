@@ -1,7 +1,6 @@
 // Who a request is counted against: IP (with and without a trusted proxy), unsigned wallet claims, accounts.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invalidateTrustTier } from '../../src/modules/ratelimit/trust-tier.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { probe, rateHeaders, sleep, statuses } from './helpers.js';
 
@@ -94,15 +93,15 @@ describe('wallet-identified and authenticated callers', () => {
     // Authenticated: the larger of the account limit (5) and its trust-tier limit (new: 4).
     expect(rateHeaders(await byKey())).toMatchObject({ limit: 5, remaining: 4 });
 
-    // The module that raises the counter tells the limiter; the next request has the new limit and the
+    // The module that raises the counter tells the limiter (the `payments.counted` event); the next request has the new limit and the
     // requests already made in the window still count.
     await setPayments(2);
-    invalidateTrustTier(accountId);
+    t.deps.events.emit('payments.counted', { accountId });
     expect(rateHeaders(await byWallet())).toMatchObject({ limit: 7, remaining: 5 });
     expect(rateHeaders(await byKey())).toMatchObject({ limit: 7, remaining: 5 });
 
     // The new counter value can be handed over directly (no re-read).
-    invalidateTrustTier(accountId, 4n);
+    t.deps.events.emit('payments.counted', { accountId, successfulPayments: 4n });
     expect(rateHeaders(await byWallet())).toMatchObject({ limit: 9, remaining: 6 });
     expect(rateHeaders(await byKey())).toMatchObject({ limit: 9, remaining: 6 });
   });
@@ -122,7 +121,7 @@ describe('wallet-identified and authenticated callers', () => {
     }
     const { accountId, apiKey } = await t.createAccount();
     await t.deps.db.orm.execute(sql`UPDATE accounts SET successful_payments = 2 WHERE id = ${accountId}`);
-    invalidateTrustTier(accountId);
+    t.deps.events.emit('payments.counted', { accountId });
     const first = await probe(t, { headers: { 'x-svc-api-key': apiKey } });
     const status = await t.inject({
       method: 'GET',

@@ -19,6 +19,7 @@ import type { AppDeps } from '../../deps.js';
 import type { Caller, CredentialKind } from '../../http/caller.js';
 import { sha256Hex } from '../../lib/secrets.js';
 import type { AccountRef, AccountStatus } from './accounts.js';
+import type { AuthContext } from './runtime.js';
 import { looksLikeJwt, resolveSession } from './sessions.js';
 import { resolveWalletSignature } from './wallet-signin.js';
 
@@ -62,36 +63,6 @@ interface KeyRow {
 /** Keeps `last_used_at` current without a write per request: at most one write per key per minute. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
-/** The immutable part of a key: which key row and account a key hash names. */
-interface KeyMapping {
-  keyId: string;
-  accountId: string;
-  /** When `last_used_at` was last known to be written (ms), to keep the once-a-minute write. */
-  lastUsedMs: number;
-}
-
-/** Bounded: beyond this many keys the oldest mappings are dropped (they are re-read on next use). */
-const KEY_MAPPING_CACHE_SIZE = 100_000;
-const keyMappings = new WeakMap<AppDeps, Map<string, KeyMapping>>();
-
-function mappingsOf(deps: AppDeps): Map<string, KeyMapping> {
-  let m = keyMappings.get(deps);
-  if (!m) {
-    m = new Map();
-    keyMappings.set(deps, m);
-  }
-  return m;
-}
-
-function rememberMapping(deps: AppDeps, hash: string, mapping: KeyMapping) {
-  const m = mappingsOf(deps);
-  if (m.size >= KEY_MAPPING_CACHE_SIZE && !m.has(hash)) {
-    const oldest = m.keys().next();
-    if (!oldest.done) m.delete(oldest.value);
-  }
-  m.set(hash, mapping);
-}
-
 /** Writes `last_used_at` unless it was written less than a minute ago; returns when it is now known. */
 async function touchLastUsed(deps: AppDeps, keyId: string, lastUsedMs: number): Promise<number> {
   const now = deps.clock.now();
@@ -106,7 +77,7 @@ async function touchLastUsed(deps: AppDeps, keyId: string, lastUsedMs: number): 
   return now.getTime();
 }
 
-export async function resolveApiKey(deps: AppDeps, key: string): Promise<KeyRow | undefined> {
+export async function resolveApiKey({ deps, auth }: AuthContext, key: string): Promise<KeyRow | undefined> {
   if (!API_KEY_PATTERN.test(key)) return undefined;
   // Lookup by SHA-256 of the key: the comparison happens on a hash, so timing reveals nothing of the key.
   const hash = sha256Hex(key);
@@ -125,7 +96,7 @@ export async function resolveApiKey(deps: AppDeps, key: string): Promise<KeyRow 
     row.key_id,
     row.last_used_at ? toDate(row.last_used_at).getTime() : Number.NEGATIVE_INFINITY,
   );
-  rememberMapping(deps, hash, { keyId: row.key_id, accountId: row.account_id, lastUsedMs });
+  auth.keyMappings.set(hash, { keyId: row.key_id, accountId: row.account_id, lastUsedMs });
   return row;
 }
 
@@ -134,7 +105,10 @@ export async function resolveApiKey(deps: AppDeps, key: string): Promise<KeyRow 
  * request presents exactly one credential, an API key already resolved on this instance. Otherwise
  * undefined (take resolveCaller). Revocation and status are NOT checked here (see the header comment).
  */
-export async function cachedKeyCaller(deps: AppDeps, request: FastifyRequest): Promise<Caller | undefined> {
+export async function cachedKeyCaller(
+  { deps, auth }: AuthContext,
+  request: FastifyRequest,
+): Promise<Caller | undefined> {
   if (request.headers['x-svc-signature'] !== undefined || request.headers['x-svc-nonce'] !== undefined) {
     return undefined;
   }
@@ -148,7 +122,7 @@ export async function cachedKeyCaller(deps: AppDeps, request: FastifyRequest): P
   }
   if (key === undefined || !API_KEY_PATTERN.test(key)) return undefined;
   const hash = sha256Hex(key);
-  const mapping = keyMappings.get(deps)?.get(hash);
+  const mapping = auth.keyMappings.get(hash);
   if (!mapping) return undefined;
   mapping.lastUsedMs = await touchLastUsed(deps, mapping.keyId, mapping.lastUsedMs);
   return {
@@ -167,10 +141,10 @@ export async function cachedKeyCaller(deps: AppDeps, request: FastifyRequest): P
  * debit did not decide (validation errors, 404s, rate limits): a revoked key or a suspended account
  * gets its 401/403 exactly as on the full path. Other callers are returned as they are.
  */
-export async function verifyDeferredCaller(deps: AppDeps, request: FastifyRequest): Promise<Caller> {
+export async function verifyDeferredCaller(ctx: AuthContext, request: FastifyRequest): Promise<Caller> {
   const caller = request.caller;
   if (caller.kind !== 'account' || !caller.authInDebit) return caller;
-  const verified = await resolveCaller(deps, request);
+  const verified = await resolveCaller(ctx, request);
   Object.defineProperty(request, 'caller', { value: verified, writable: true, configurable: true });
   return verified;
 }
@@ -185,8 +159,8 @@ interface Resolved {
 
 type Attempt = Resolved | { invalid: string };
 
-async function viaKey(deps: AppDeps, key: string): Promise<Attempt> {
-  const row = await resolveApiKey(deps, key);
+async function viaKey(ctx: AuthContext, key: string): Promise<Attempt> {
+  const row = await resolveApiKey(ctx, key);
   if (!row) return { invalid: 'unknown, malformed, revoked or expired API key' };
   return {
     account: { id: row.account_id, status: row.status, wallet_address: row.wallet_address },
@@ -196,18 +170,18 @@ async function viaKey(deps: AppDeps, key: string): Promise<Attempt> {
   };
 }
 
-async function viaAuthorization(deps: AppDeps, value: string): Promise<Attempt> {
+async function viaAuthorization(ctx: AuthContext, value: string): Promise<Attempt> {
   const m = /^Bearer\s+(\S+)$/i.exec(value);
   const token = m?.[1];
   if (!token) return { invalid: 'unsupported Authorization header' };
-  if (token.startsWith('svc_sk_')) return viaKey(deps, token);
+  if (token.startsWith('svc_sk_')) return viaKey(ctx, token);
   if (!looksLikeJwt(token)) return { invalid: 'unrecognised bearer token' };
-  const account = await resolveSession(deps, token);
+  const account = await resolveSession(ctx, token);
   return account ? { account, credential: 'session' } : { invalid: 'invalid or expired session token' };
 }
 
 async function viaWalletSignature(
-  deps: AppDeps,
+  ctx: AuthContext,
   wallet: string | undefined,
   signature: string | undefined,
   nonce: string | undefined,
@@ -215,7 +189,7 @@ async function viaWalletSignature(
   if (!wallet || !signature || !nonce) {
     return { invalid: 'a wallet signature needs X-Svc-Wallet, X-Svc-Signature and X-Svc-Nonce' };
   }
-  const account = await resolveWalletSignature(deps, wallet, signature, nonce);
+  const account = await resolveWalletSignature(ctx, wallet, signature, nonce);
   return account
     ? { account, credential: 'wallet_signature', wallet }
     : { invalid: 'invalid wallet signature, or unknown, foreign or expired nonce' };
@@ -225,7 +199,7 @@ async function viaWalletSignature(
  * Every credential presented is checked; all must be valid and name the same account (an API key and a
  * session of different accounts is refused, not resolved by precedence).
  */
-export async function resolveCaller(deps: AppDeps, request: FastifyRequest): Promise<Caller> {
+export async function resolveCaller(ctx: AuthContext, request: FastifyRequest): Promise<Caller> {
   const ip = request.ip;
   const wallet = walletHeader(request);
   const apiKey = header(request, 'x-svc-api-key');
@@ -234,10 +208,10 @@ export async function resolveCaller(deps: AppDeps, request: FastifyRequest): Pro
   const nonce = header(request, 'x-svc-nonce');
 
   const attempts: Attempt[] = [];
-  if (apiKey !== undefined) attempts.push(await viaKey(deps, apiKey));
-  if (authorization !== undefined) attempts.push(await viaAuthorization(deps, authorization));
+  if (apiKey !== undefined) attempts.push(await viaKey(ctx, apiKey));
+  if (authorization !== undefined) attempts.push(await viaAuthorization(ctx, authorization));
   if (signature !== undefined || nonce !== undefined) {
-    attempts.push(await viaWalletSignature(deps, wallet, signature, nonce));
+    attempts.push(await viaWalletSignature(ctx, wallet, signature, nonce));
   }
 
   if (attempts.length === 0) return wallet ? { kind: 'wallet', ip, wallet } : { kind: 'anonymous', ip };

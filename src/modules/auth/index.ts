@@ -22,4 +22,5 @@ export {
 export { type AccountCaller, accountOf, makeRequireAdmin, requireAccount } from './guards.js';
 export { purgeSignInStateJob } from './jobs.js';
 export { type AuthRoutesOptions, authRoutes } from './routes.js';
+export { type AuthContext, type AuthRuntime, createAuthRuntime } from './runtime.js';
 export { verifyChallengeSignature } from './wallet-signin.js';

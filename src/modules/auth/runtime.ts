@@ -1,8 +1,8 @@
 // Per-app state of the auth module that must outlive a request: the identity provider's key set (jose
-// caches and refreshes it), the chain client for contract-wallet checks, and the cache of verified wallet
-// signatures. Keyed by the deps object so two app instances in one process never share it.
+// caches and refreshes it), the cache of verified wallet signatures and the key-hash -> key mapping of
+// paid execution. buildApp() creates it once (createAuthRuntime) and hangs it on the app as `app.auth`,
+// so two apps in one process never share it.
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
-import { createPublicClient, http, type PublicClient } from 'viem';
 import type { AppDeps } from '../../deps.js';
 
 /** Verified wallet signatures: cache key -> nonce expiry (ms). Bounded; the oldest entry goes first. */
@@ -30,29 +30,60 @@ export class VerifiedSignatureCache {
   }
 }
 
+/** Bounded: beyond this many keys the oldest mappings are dropped (they are re-read on next use). */
+const KEY_MAPPING_CACHE_SIZE = 100_000;
+
+/** The immutable part of a key: which key row and account a key hash names (auth/caller.ts). */
+export interface KeyMapping {
+  keyId: string;
+  accountId: string;
+  /** When `last_used_at` was last known to be written (ms), to keep the once-a-minute write. */
+  lastUsedMs: number;
+}
+
+/** Key hash -> KeyMapping, for paid execution's cached callers. Bounded; the oldest entry goes first. */
+export class KeyMappingCache {
+  private readonly entries = new Map<string, KeyMapping>();
+  constructor(private readonly maxEntries = KEY_MAPPING_CACHE_SIZE) {}
+
+  get(hash: string): KeyMapping | undefined {
+    return this.entries.get(hash);
+  }
+
+  set(hash: string, mapping: KeyMapping) {
+    if (this.entries.size >= this.maxEntries && !this.entries.has(hash)) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(hash, mapping);
+  }
+}
+
 export interface AuthRuntime {
   /** The external identity provider's keys; undefined when SVC_AUTH_JWKS_URL is not set. */
   jwks: JWTVerifyGetKey | undefined;
-  /** JSON-RPC client for EIP-1271 checks; undefined when SVC_CHAIN_RPC_URL is not set. */
-  chain: PublicClient | undefined;
   signatures: VerifiedSignatureCache;
-  /** Session signing key (HS256): the bytes of the session secret. */
-  sessionKey: Uint8Array;
+  keyMappings: KeyMappingCache;
 }
 
-const runtimes = new WeakMap<AppDeps, AuthRuntime>();
-
-export function authRuntime(deps: AppDeps): AuthRuntime {
-  let rt = runtimes.get(deps);
-  if (!rt) {
-    const { auth, chain } = deps.config;
-    rt = {
-      jwks: auth.jwksUrl ? createRemoteJWKSet(new URL(auth.jwksUrl)) : undefined,
-      chain: chain.rpcUrl ? createPublicClient({ transport: http(chain.rpcUrl) }) : undefined,
-      signatures: new VerifiedSignatureCache(),
-      sessionKey: new TextEncoder().encode(deps.secrets.sessionSecret),
-    };
-    runtimes.set(deps, rt);
+declare module 'fastify' {
+  interface FastifyInstance {
+    auth: AuthRuntime;
   }
-  return rt;
+}
+
+/** What request authentication needs from its app: the adapters and the auth state (a FastifyInstance is one). */
+export interface AuthContext {
+  deps: AppDeps;
+  auth: AuthRuntime;
+}
+
+/** Built once per app by buildApp() (`app.auth`); nothing in it needs closing. */
+export function createAuthRuntime(deps: AppDeps): AuthRuntime {
+  const { jwksUrl } = deps.config.auth;
+  return {
+    jwks: jwksUrl ? createRemoteJWKSet(new URL(jwksUrl)) : undefined,
+    signatures: new VerifiedSignatureCache(),
+    keyMappings: new KeyMappingCache(),
+  };
 }

@@ -6,7 +6,7 @@ import { type Executor, one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { newId } from '../../lib/ids.js';
 import { type AccountRef, findOrCreateAccountByEmail } from './accounts.js';
-import { authRuntime } from './runtime.js';
+import type { AuthContext } from './runtime.js';
 
 export const SESSION_TTL_SECONDS = 24 * 60 * 60;
 /** `aud` of built-in session tokens; `iss` is the service's public URL. */
@@ -31,6 +31,9 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 export const looksLikeJwt = (token: string) => JWT_SHAPE.test(token);
 
+/** The HS256 key of built-in session tokens: the bytes of the session secret. */
+const sessionKey = (deps: AppDeps) => new TextEncoder().encode(deps.secrets.sessionSecret);
+
 export interface IssuedSession {
   session_token: string;
   expires_at: string;
@@ -53,7 +56,7 @@ export async function issueSession(
     .setIssuedAt(iat)
     .setExpirationTime(exp)
     .setJti(newId('ses'))
-    .sign(authRuntime(deps).sessionKey);
+    .sign(sessionKey(deps));
   return { session_token: token, expires_at: new Date(exp * 1000).toISOString(), account_id: accountId };
 }
 
@@ -64,7 +67,10 @@ const accountById = (ex: Executor, id: string) =>
  * The account a session token stands for, or undefined when the token is not valid (bad signature,
  * expired, wrong issuer or audience, unknown account). One indexed query once the token is verified.
  */
-export async function resolveSession(deps: AppDeps, token: string): Promise<AccountRef | undefined> {
+export async function resolveSession(
+  { deps, auth }: AuthContext,
+  token: string,
+): Promise<AccountRef | undefined> {
   let alg: string | undefined;
   try {
     alg = decodeProtectedHeader(token).alg;
@@ -74,7 +80,7 @@ export async function resolveSession(deps: AppDeps, token: string): Promise<Acco
   const currentDate = deps.clock.now();
   if (alg === 'HS256') {
     const payload = await verified(() =>
-      jwtVerify(token, authRuntime(deps).sessionKey, {
+      jwtVerify(token, sessionKey(deps), {
         algorithms: ['HS256'],
         issuer: deps.config.publicUrl,
         audience: SESSION_AUDIENCE,
@@ -84,7 +90,7 @@ export async function resolveSession(deps: AppDeps, token: string): Promise<Acco
     );
     return payload?.sub ? accountById(deps.db.orm, payload.sub) : undefined;
   }
-  const { jwks } = authRuntime(deps);
+  const { jwks } = auth;
   const { issuer, audience } = deps.config.auth;
   if (!jwks || !issuer || !audience) return undefined;
   const payload = await verified(() =>

@@ -7,7 +7,7 @@ import { one, toDate } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { randomBase62, sha256Hex } from '../../lib/secrets.js';
 import { type AccountRef, findOrCreateAccountByWallet } from './accounts.js';
-import { authRuntime } from './runtime.js';
+import type { AuthContext } from './runtime.js';
 
 export const NONCE_TTL_MS = 60 * 60 * 1000;
 const SIGNATURE_PATTERN = /^0x[0-9a-fA-F]{130,4096}$/;
@@ -69,7 +69,7 @@ async function signatureValid(deps: AppDeps, wallet: string, message: string, si
   } catch {
     // Not a recoverable ECDSA signature: may still be a contract wallet's.
   }
-  const { chain } = authRuntime(deps);
+  const chain = deps.chain.publicClient;
   if (!chain) return false;
   try {
     return await chain.verifyMessage({ address, message, signature });
@@ -85,7 +85,7 @@ async function signatureValid(deps: AppDeps, wallet: string, message: string, si
  * (the account's current status, which is never cached) instead of an ECDSA recovery.
  */
 export async function resolveWalletSignature(
-  deps: AppDeps,
+  { deps, auth }: AuthContext,
   wallet: string,
   signature: string,
   nonce: string,
@@ -93,7 +93,7 @@ export async function resolveWalletSignature(
   if (!SIGNATURE_PATTERN.test(signature) || !NONCE_PATTERN.test(nonce)) return undefined;
   const address = wallet.toLowerCase();
   const nowMs = deps.clock.now().getTime();
-  const { signatures } = authRuntime(deps);
+  const { signatures } = auth;
   const cacheKey = sha256Hex(`${address}|${nonce}|${signature.toLowerCase()}`);
   if (signatures.has(cacheKey, nowMs)) {
     // A wallet signs in to the account it is linked to (docs/auth.md).

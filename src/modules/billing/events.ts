@@ -4,7 +4,6 @@
 import { sql } from 'drizzle-orm';
 import { one, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
-import { invalidateTrustTier } from '../ratelimit/index.js';
 import {
   closePayment,
   completePayment,
@@ -59,7 +58,7 @@ export async function applyProcessorEvent(deps: AppDeps, ev: ProcessorEvent): Pr
     return result;
   });
   // A completed payment raised the trust-tier counter: the next request sees the new tier.
-  if (completedAccount) invalidateTrustTier(completedAccount);
+  if (completedAccount) deps.events.emit('payments.counted', { accountId: completedAccount });
   return outcome;
 }
 

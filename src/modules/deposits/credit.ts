@@ -7,7 +7,6 @@ import { one, rows, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { newId } from '../../lib/ids.js';
 import { postEntry } from '../ledger/index.js';
-import { invalidateTrustTier } from '../ratelimit/index.js';
 import type { IncomingTransfer } from './verify.js';
 
 export class AlreadyCredited extends Error {}
@@ -72,7 +71,7 @@ export async function creditDeposit(deps: AppDeps, input: CreditInput): Promise<
       newBalanceCredits: entry.balance_after,
     };
   });
-  invalidateTrustTier(input.accountId);
+  deps.events.emit('payments.counted', { accountId: input.accountId });
   deps.events.emit('deposit.confirmed', deposit);
   return deposit;
 }

@@ -3,7 +3,6 @@
 import type { Executor } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { type CallResultRecord, type RefundReason, type RefundResult, refundCall } from '../ledger/index.js';
-import { invalidateTrustTier } from '../ratelimit/index.js';
 
 export type RefundRecord = CallResultRecord & { outcome: 'provider_error' | 'timeout'; reason: RefundReason };
 
@@ -28,6 +27,9 @@ export async function refundInTx(
 
 export async function refundAndRecord(deps: AppDeps, r: RefundRecord): Promise<RefundResult | undefined> {
   const refunded = await deps.db.orm.transaction((tx) => refundInTx(tx, deps, r));
-  if (refunded) invalidateTrustTier(refunded.accountId, refunded.successfulPayments);
+  if (refunded) {
+    const { accountId, successfulPayments } = refunded;
+    deps.events.emit('payments.counted', { accountId, successfulPayments });
+  }
   return refunded;
 }

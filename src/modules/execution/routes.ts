@@ -117,7 +117,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const deferred = request.caller.kind === 'account' && request.caller.authInDebit === true;
         if (deferred && !authChecked.has(request)) {
           try {
-            const caller = await verifyDeferredCaller(deps, request);
+            const caller = await verifyDeferredCaller(app, request);
             if (caller.kind !== 'account') err = new AppError('SVC-AUTH-001');
             else if (caller.status !== 'active') err = new AppError('SVC-AUTH-004');
           } catch {

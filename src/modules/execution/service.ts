@@ -16,7 +16,6 @@ import {
   type RefundReason,
   type Refusal,
 } from '../ledger/index.js';
-import { invalidateTrustTier } from '../ratelimit/index.js';
 import { forwardToProvider, type ProviderResult } from './forward.js';
 import { replayFor, requestHash, type StoredResponse } from './idempotency.js';
 import { refundAndRecord } from './refund.js';
@@ -244,7 +243,10 @@ async function debit(
   // runs it (no round trip to us in between); calls of a busy account are coalesced into one statement.
   const quick = await rt.debits.debit(input0);
   if (quick) {
-    invalidateTrustTier(input.accountId, quick.successfulPayments);
+    deps.events.emit('payments.counted', {
+      accountId: input.accountId,
+      successfulPayments: quick.successfulPayments,
+    });
     return quick.balanceAfter;
   }
   for (let attempt = 1; ; attempt++) {
@@ -262,7 +264,10 @@ async function debit(
       return r;
     });
     if (debited) {
-      invalidateTrustTier(input.accountId, debited.successfulPayments);
+      deps.events.emit('payments.counted', {
+        accountId: input.accountId,
+        successfulPayments: debited.successfulPayments,
+      });
       return debited.balanceAfter;
     }
 

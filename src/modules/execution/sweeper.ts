@@ -7,7 +7,6 @@ import { one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { errorBody } from '../../errors/catalogue.js';
 import type { BackgroundJob } from '../../jobs/runner.js';
-import { invalidateTrustTier } from '../ratelimit/index.js';
 import { refundInTx } from './refund.js';
 
 /** Grace after a call's deadline before it counts as abandoned (a live instance settles well before). */
@@ -42,7 +41,12 @@ export async function sweepAbandonedCalls(deps: AppDeps, marginMs = SWEEP_MARGIN
       });
     });
     if (done === null) break;
-    if (done) invalidateTrustTier(done.accountId, done.successfulPayments);
+    if (done) {
+      deps.events.emit('payments.counted', {
+        accountId: done.accountId,
+        successfulPayments: done.successfulPayments,
+      });
+    }
     refunded++;
   }
   return refunded;

@@ -30,7 +30,7 @@ export interface DebitForCallInput {
 export interface DebitResult {
   balanceAfter: bigint;
   lowBalanceThreshold: bigint | null;
-  /** The trust-tier counter after this call (for invalidateTrustTier). */
+  /** The trust-tier counter after this call (for the `payments.counted` event). */
   successfulPayments: bigint;
 }
 

@@ -1,4 +1,3 @@
 // Rate limits per IP, identity and trust tier, shared across instances through Redis when configured.
 export { registerRateLimiting } from './plugin.js';
 export { type RateLimitStatus, rateLimitStatus, type TrustTier } from './status.js';
-export { invalidateTrustTier } from './trust-tier.js';

@@ -1,11 +1,11 @@
 // Trust tier of an account (docs/ratelimit.md): read from the counter column accounts.successful_payments,
-// kept per instance for a few seconds so the hot path does no query. Modules that raise the counter call
-// invalidateTrustTier(accountId) so the new tier applies on the very next request on this instance; other
-// instances pick it up within SVC_TRUST_TIER_CACHE_SECONDS.
+// kept per instance for a few seconds so the hot path does no query. Modules that change the counter emit
+// `payments.counted` on the app's event bus, so the new tier applies on the very next request on this
+// instance; other instances pick it up within SVC_TRUST_TIER_CACHE_SECONDS.
 import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { one } from '../../db/index.js';
-import type { AppDeps } from '../../deps.js';
+import type { AppDeps, DomainEvents } from '../../deps.js';
 import { type EffectiveLimits, tierForPayments } from './limits.js';
 import type { TrustTier } from './status.js';
 
@@ -24,18 +24,6 @@ interface AccountRow {
 
 const MAX_ENTRIES = 50_000;
 
-/** Every live cache in this process (normally one; tests run several apps side by side). */
-const liveCaches = new Set<TrustTierCache>();
-
-/**
- * Call after raising accounts.successful_payments (settled paid call, confirmed deposit, completed payment).
- * Pass the new counter value when you have it (e.g. from `RETURNING`): the cached tier is then updated in
- * place instead of being read again.
- */
-export function invalidateTrustTier(accountId: string, successfulPayments?: bigint | number): void {
-  for (const cache of liveCaches) cache.invalidate(accountId, successfulPayments);
-}
-
 export class TrustTierCache {
   private readonly entries = new Map<string, Entry>();
   /** account id -> its wallet entry key, so an invalidation reaches the wallet-keyed entry too. */
@@ -47,12 +35,15 @@ export class TrustTierCache {
     private readonly log: FastifyBaseLogger,
   ) {}
 
+  private readonly onCounted = ({ accountId, successfulPayments }: DomainEvents['payments.counted'][0]) =>
+    this.invalidate(accountId, successfulPayments);
+
   open(): void {
-    liveCaches.add(this);
+    this.deps.events.on('payments.counted', this.onCounted);
   }
 
   close(): void {
-    liveCaches.delete(this);
+    this.deps.events.off('payments.counted', this.onCounted);
   }
 
   tierOf(payments: bigint): TrustTier {

@@ -15,7 +15,6 @@ import {
   type ResolvedEndpoint,
   validateParams,
 } from '../execution/index.js';
-import { invalidateTrustTier } from '../ratelimit/index.js';
 import {
   checkAccepted,
   type DecodedPayment,
@@ -267,7 +266,12 @@ export async function handleX402Call(
   });
   if (outcomeOfSettlement.kind === 'claimed') return outcomeOfSettlement.answer;
   const { account } = outcomeOfSettlement;
-  if (account) invalidateTrustTier(account.id, account.successful_payments);
+  if (account) {
+    deps.events.emit('payments.counted', {
+      accountId: account.id,
+      successfulPayments: account.successful_payments,
+    });
+  }
   return { status, headers: paymentHeaders(paymentHeader), body };
 }
 
