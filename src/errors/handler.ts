@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseUnavailable } from '../db/index.js';
 import { AppError, type ErrorCode, errorBody } from './catalogue.js';
+import { type FieldError, fieldErrors, firstFieldError, type SchemaIssue } from './field-errors.js';
 
 /** Seconds a client is asked to wait when a backing service is down (long enough for a restart). */
 export const RETRY_AFTER_SECONDS = 5;
@@ -32,12 +33,6 @@ export function unavailableError(): AppError {
   return new AppError('SVC-SYS-002', undefined, {}, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
 }
 
-interface ValidationItem {
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
-
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Catalogue code used when this route's schema validation fails (default SVC-VAL-001). */
@@ -45,26 +40,18 @@ declare module 'fastify' {
   }
 }
 
-function validationErrors(items: ValidationItem[], context: string | undefined) {
-  return items.map((v) => {
-    let p = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-    const missing = v.params?.missingProperty;
-    const extra = v.params?.additionalProperty;
-    if (typeof missing === 'string') p = p ? `${p}.${missing}` : missing;
-    if (typeof extra === 'string') p = p ? `${p}.${extra}` : extra;
-    const where = context && context !== 'body' ? `${context}${p ? `.${p}` : ''}` : p;
-    const message = typeof extra === 'string' ? 'is not allowed' : (v.message ?? 'is invalid');
-    return { path: where, message };
-  });
+/** Field errors of a request part; outside the body the part leads the path ("querystring.limit"). */
+function validationErrors(items: SchemaIssue[], context: string | undefined): FieldError[] {
+  const errors = fieldErrors(items);
+  if (!context || context === 'body') return errors;
+  return errors.map(({ path, message }) => ({ path: `${context}${path ? `.${path}` : ''}`, message }));
 }
 
 function fromFastifyError(err: FastifyError, request: FastifyRequest): AppError | undefined {
   if (err.validation) {
     const code = request.routeOptions.config?.validationErrorCode ?? 'SVC-VAL-001';
-    const errors = validationErrors(err.validation as ValidationItem[], err.validationContext);
-    const first = errors[0];
-    const message = first ? `${first.path || 'body'} ${first.message}` : 'Invalid request';
-    return new AppError(code, message, { errors });
+    const errors = validationErrors(err.validation as SchemaIssue[], err.validationContext);
+    return new AppError(code, firstFieldError(errors) ?? 'Invalid request', { errors });
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

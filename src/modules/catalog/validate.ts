@@ -1,8 +1,8 @@
 // Checks on a provider definition that a JSON Schema cannot express well, reported exactly like schema
 // errors (SVC-VAL-001, details.errors[{path, message}]). Also the entry point for input that did not come
 // through a Fastify route (CLI, bundled samples): parseProviderInput runs the schema and these checks.
-import type { ErrorObject } from 'ajv';
 import { AppError } from '../../errors/catalogue.js';
+import { type FieldError, fieldErrors } from '../../errors/field-errors.js';
 import { strictAjv } from '../../http/validation.js';
 import { isUsdcString, usdcToCredits } from '../../lib/money.js';
 import {
@@ -11,11 +11,6 @@ import {
   type ParameterInput,
   type ProviderInput,
 } from './schemas.js';
-
-export interface FieldError {
-  path: string;
-  message: string;
-}
 
 function invalid(errors: FieldError[]): AppError {
   const first = errors[0];
@@ -131,19 +126,8 @@ function parameterErrors(p: ParameterInput): FieldError[] {
 
 const validateSchema = strictAjv.compile(AdminProviderInputSchema);
 
-function ajvErrors(items: ErrorObject[]): FieldError[] {
-  return items.map((e) => {
-    let path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    const extra = (e.params as { additionalProperty?: string }).additionalProperty;
-    const missing = (e.params as { missingProperty?: string }).missingProperty;
-    const name = extra ?? missing;
-    if (name !== undefined) path = path ? `${path}.${name}` : name;
-    return { path, message: extra !== undefined ? 'is not allowed' : (e.message ?? 'is invalid') };
-  });
-}
-
 /** Schema + semantic checks for input that did not pass through a route (CLI, samples). */
 export function parseProviderInput(value: unknown): AdminProviderInput {
-  if (!validateSchema(value)) throw invalid(ajvErrors(validateSchema.errors ?? []));
+  if (!validateSchema(value)) throw invalid(fieldErrors(validateSchema.errors));
   return checkProviderInput(value as AdminProviderInput);
 }

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
+import { fieldErrors, firstFieldError, type SchemaIssue } from '../../errors/field-errors.js';
 import { usdcNumberToCredits } from '../../lib/money.js';
 import { keyPolicyFilter } from '../keys/index.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
@@ -17,37 +18,17 @@ declare module 'fastify' {
   }
 }
 
-interface ValidationItem {
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
-
-/** Where a schema error points, as "filters.category", "limit" or "" for the body itself. */
-function errorPath(v: ValidationItem): string {
-  const base = (v.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-  const extra = v.params?.additionalProperty ?? v.params?.missingProperty;
-  return typeof extra === 'string' ? (base ? `${base}.${extra}` : extra) : base;
-}
-
 /**
  * Schema errors inside `filters` are SVC-DSC-002 (the route's validationErrorCode, rendered by the
  * shared handler); anything else in the body (a bad limit, a non-string query, unknown fields) is
  * SVC-VAL-001.
  */
 function rejectInvalidBody(request: FastifyRequest): void {
-  const err = request.validationError as (Error & { validation?: ValidationItem[] }) | undefined;
+  const err = request.validationError as (Error & { validation?: SchemaIssue[] }) | undefined;
   if (!err) return;
-  const items = err.validation ?? [];
-  if (items.some((v) => errorPath(v) === 'filters' || errorPath(v).startsWith('filters.'))) throw err;
-  const errors = items.map((v) => ({
-    path: errorPath(v),
-    message: v.params?.additionalProperty ? 'is not allowed' : (v.message ?? 'is invalid'),
-  }));
-  const first = errors[0];
-  throw new AppError('SVC-VAL-001', first ? `${first.path || 'body'} ${first.message}` : undefined, {
-    errors,
-  });
+  const errors = fieldErrors(err.validation);
+  if (errors.some(({ path }) => path === 'filters' || path.startsWith('filters.'))) throw err;
+  throw new AppError('SVC-VAL-001', firstFieldError(errors), { errors });
 }
 
 function toFilters(body: DiscoverBody): DiscoveryFilters {

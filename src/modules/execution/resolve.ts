@@ -1,7 +1,7 @@
 // Resolves provider/endpoint for an execution, with an in-memory cache: invalidated at once on this
 // instance by the 'catalog.changed' event, and by a short TTL for changes made through other instances.
 // Each endpoint's parameter map is compiled once into an Ajv validator (cached by the map's JSON).
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { sql } from 'drizzle-orm';
 import type { Executor } from '../../db/index.js';
 import { one } from '../../db/index.js';
@@ -103,18 +103,6 @@ export function validatorFor(parameters: unknown): ValidateFunction {
     validators.set(key, v);
   }
   return v;
-}
-
-/** Ajv errors → `details.errors: [{path, message}]`, one per field, like the route validation errors. */
-export function fieldErrors(errors: ErrorObject[] | null | undefined) {
-  return (errors ?? []).map((e) => {
-    let p = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-    const missing = e.params.missingProperty;
-    const extra = e.params.additionalProperty;
-    if (typeof missing === 'string') p = p ? `${p}.${missing}` : missing;
-    if (typeof extra === 'string') p = p ? `${p}.${extra}` : extra;
-    return { path: p, message: typeof extra === 'string' ? 'is not allowed' : (e.message ?? 'is invalid') };
-  });
 }
 
 function joinPath(basePath: string, endpointPath: string | null, slug: string): string {

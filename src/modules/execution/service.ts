@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError, errorBody } from '../../errors/catalogue.js';
+import { fieldErrors } from '../../errors/field-errors.js';
 import { utcDay } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc, creditsToUsdcShort, isUsdcString, usdcToCredits } from '../../lib/money.js';
@@ -20,7 +21,6 @@ import { forwardToProvider, type ProviderResult } from './forward.js';
 import { replayFor, requestHash, type StoredResponse } from './idempotency.js';
 import { refundAndRecord } from './refund.js';
 import type { ResolvedEndpoint } from './resolve.js';
-import { fieldErrors } from './resolve.js';
 import type { ExecutionContext, ExecutionRuntime } from './runtime.js';
 
 export interface ExecuteInput {

@@ -3,9 +3,10 @@
 // idempotency, rate limits, the ledger and the error codes are therefore exactly those of HTTP
 // (docs/mcp.md, "One implementation").
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyRequest, LightMyRequestResponse } from 'fastify';
 import { AppError, type ErrorCode } from '../../errors/catalogue.js';
+import { fieldErrors, firstFieldError } from '../../errors/field-errors.js';
 import type { ToolDefinition } from './tools.js';
 
 /** Request headers that carry the caller's identity or a per-call choice, passed to the route as is. */
@@ -133,17 +134,9 @@ export class ToolArguments {
   check(tool: ToolDefinition, args: unknown): CallToolResult | undefined {
     const validate = this.validators.get(tool.name);
     if (!validate || validate(args)) return undefined;
-    const errors = (validate.errors ?? []).map((e: ErrorObject) => {
-      const base = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-      const extra = e.params.additionalProperty ?? e.params.missingProperty;
-      const path = typeof extra === 'string' ? (base ? `${base}.${extra}` : extra) : base;
-      const message = e.params.additionalProperty ? 'is not allowed' : (e.message ?? 'is invalid');
-      return { path, message };
-    });
-    const first = errors[0];
-    const message = first
-      ? `Invalid arguments for ${tool.name}: ${first.path || 'arguments'} ${first.message}`
-      : undefined;
+    const errors = fieldErrors(validate.errors);
+    const first = firstFieldError(errors, 'arguments');
+    const message = first ? `Invalid arguments for ${tool.name}: ${first}` : undefined;
     return errorResult(fromAppError('SVC-MCP-001', message, { tool: tool.name, errors }));
   }
 }
