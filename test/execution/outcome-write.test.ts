@@ -25,18 +25,26 @@ let providerId: string;
 beforeAll(async () => {
   t = await createTestApp({ clock, env: { SVC_RATE_LIMIT_MULTIPLIER: '1000' } });
   server = await startProviderServer({ record: false });
-  providerId = (await registerProvider(t, server.url, [{ slug: 'echo', path: '/m/echo', timeout_ms: 1_000 }]))
-    .providerId;
+  providerId = (
+    await registerProvider(t, server.url, [
+      { slug: 'echo', path: '/m/echo', timeout_ms: 1_000 },
+      { slug: 'bad-request', path: '/m/bad-request', timeout_ms: 1_000 },
+    ])
+  ).providerId;
   // Refuses to record a charged outcome while the sequence is below `failures` (nextval is not rolled
-  // back with the failed statement, so each attempt counts).
+  // back with the failed statement, so each attempt counts), and, while `refuse_client_errors` is set,
+  // every `client_error` outcome (one row the statement keeps refusing).
   await t.deps.db.orm.execute(sql`CREATE SEQUENCE outcome_fault_seq`);
-  await t.deps.db.orm.execute(sql`CREATE TABLE outcome_fault (failures bigint NOT NULL)`);
-  await t.deps.db.orm.execute(sql`INSERT INTO outcome_fault VALUES (0)`);
+  await t.deps.db.orm.execute(
+    sql`CREATE TABLE outcome_fault (failures bigint NOT NULL, refuse_client_errors boolean NOT NULL)`,
+  );
+  await t.deps.db.orm.execute(sql`INSERT INTO outcome_fault VALUES (0, false)`);
   await t.deps.db.orm.execute(
     sql.raw(`CREATE FUNCTION refuse_outcome() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF OLD.status = 'pending' AND NEW.status IN ('success', 'client_error')
-           AND nextval('outcome_fault_seq') <= (SELECT failures FROM outcome_fault) THEN
+           AND (nextval('outcome_fault_seq') <= (SELECT failures FROM outcome_fault)
+                OR (NEW.status = 'client_error' AND (SELECT refuse_client_errors FROM outcome_fault))) THEN
           RAISE EXCEPTION 'injected fault: outcome write refused';
         END IF;
         RETURN NEW;
@@ -56,6 +64,25 @@ async function failNextWrites(n: number) {
   await t.deps.db.orm.execute(sql`SELECT setval('outcome_fault_seq', 1, false)`);
   await t.deps.db.orm.execute(sql`UPDATE outcome_fault SET failures = ${n}`);
 }
+
+async function refuseClientErrors(refuse: boolean) {
+  await t.deps.db.orm.execute(sql`UPDATE outcome_fault SET refuse_client_errors = ${refuse}`);
+}
+
+const keptOutcomes = async () =>
+  (await t.deps.db.orm.execute(sql`SELECT call_id FROM call_outcome_backlog`)).rows.map(
+    (r) => (r as { call_id: string }).call_id,
+  );
+
+const refundMails = async (accountId: string) =>
+  Number(
+    (
+      await one<{ n: number }>(
+        t.deps.db.orm,
+        sql`SELECT count(*)::int AS n FROM email_outbox WHERE account_id = ${accountId} AND kind LIKE '%refund%'`,
+      )
+    )?.n,
+  );
 
 const callRow = (callId: string) =>
   one<{ status: string; provider_status: number | null; refunded: boolean; refund_reason: string | null }>(
@@ -95,7 +122,7 @@ describe('outcome of a charged call', () => {
     await expectInvariants(t);
   });
 
-  it('that cannot be written leaves the call pending; the sweeper refunds it (never a double charge)', async () => {
+  it('that cannot be written is kept, and the sweeper records it: an answered call is not refunded', async () => {
     const acc = await t.createAccount();
     await fund(t, acc.accountId, '1');
     await failNextWrites(1_000);
@@ -103,21 +130,62 @@ describe('outcome of a charged call', () => {
     // The customer has the provider's answer and was charged for it...
     expect(res.statusCode).toBe(200);
     const callId = res.json().svc.call_id;
-    // ...then every attempt to record the outcome fails (about 6 s of retries).
+    // ...then every attempt to record the outcome fails (about 6 s of retries, then alone once more).
     await outcomesRecorded(t);
     expect(await callRow(callId)).toMatchObject({ status: 'pending', refunded: false });
+    expect(await keptOutcomes()).toEqual([callId]);
     expect(await pendingUsdc(acc.apiKey)).toBe('0.01');
 
+    // Past its deadline the call looks abandoned, but the sweeper knows it was answered: it records the
+    // outcome (the charge stands) instead of refunding it and mailing a refund notice.
     await failNextWrites(0);
     clock.advance(1_000 + SWEEP_MARGIN_MS + 1);
-    expect(await sweepAbandonedCalls(t.deps)).toBe(1);
-    expect(await callRow(callId)).toMatchObject({
-      status: 'timeout',
-      refunded: true,
-      refund_reason: 'abandoned',
-    });
-    expect(await balanceCredits(t, acc.accountId)).toBe(1_000_000n);
+    expect(await sweepAbandonedCalls(t.deps)).toBe(0);
+    expect(await callRow(callId)).toMatchObject({ status: 'success', provider_status: 200, refunded: false });
+    expect(await keptOutcomes()).toEqual([]);
+    expect(await balanceCredits(t, acc.accountId)).toBe(990_000n);
     expect(await pendingUsdc(acc.apiKey)).toBe('0');
+    expect(await refundMails(acc.accountId)).toBe(0);
     await expectInvariants(t);
   }, 20_000);
+
+  it('one outcome the database keeps refusing holds back none of the others, and is never refunded', async () => {
+    const acc = await t.createAccount();
+    await fund(t, acc.accountId, '1');
+    // The first call's write fails for ~6 s; the next four calls answer meanwhile and queue behind it,
+    // so they are written as one batch, with the refused client error among them.
+    await failNextWrites(7);
+    await refuseClientErrors(true);
+    const first = await execute(t, acc.apiKey, providerId, 'echo', {});
+    const batch = await Promise.all([
+      execute(t, acc.apiKey, providerId, 'echo', {}),
+      execute(t, acc.apiKey, providerId, 'bad-request', {}),
+      execute(t, acc.apiKey, providerId, 'echo', {}),
+      execute(t, acc.apiKey, providerId, 'echo', {}),
+    ]);
+    expect([first, ...batch].map((r) => r.statusCode)).toEqual([200, 200, 400, 200, 200]);
+    await outcomesRecorded(t);
+    const [okA, refused, okB, okC] = batch.map((r) => r.json().svc.call_id as string);
+    for (const id of [first.json().svc.call_id, okA, okB, okC]) {
+      expect(await callRow(id)).toMatchObject({ status: 'success', refunded: false });
+    }
+    expect(await callRow(refused as string)).toMatchObject({ status: 'pending', refunded: false });
+    expect(await keptOutcomes()).toEqual([refused]);
+
+    // While the database still refuses it, the sweeper neither records nor refunds it (and says so).
+    clock.advance(1_000 + SWEEP_MARGIN_MS + 1);
+    await expect(sweepAbandonedCalls(t.deps)).rejects.toThrow(/injected fault|Failed query/);
+    expect(await callRow(refused as string)).toMatchObject({ status: 'pending', refunded: false });
+
+    await refuseClientErrors(false);
+    expect(await sweepAbandonedCalls(t.deps)).toBe(0);
+    expect(await callRow(refused as string)).toMatchObject({
+      status: 'client_error',
+      provider_status: 400,
+      refunded: false,
+    });
+    expect(await balanceCredits(t, acc.accountId)).toBe(950_000n);
+    expect(await refundMails(acc.accountId)).toBe(0);
+    await expectInvariants(t);
+  }, 40_000);
 });

@@ -45,7 +45,7 @@ export function createExecutionRuntime(deps: AppDeps, log: FastifyBaseLogger): E
     close() {
       closed ??= (async () => {
         deps.events.off('catalog.changed', onCatalogChanged);
-        await settleQueue.flush();
+        await settleQueue.close();
         await agent.close();
       })();
       return closed;

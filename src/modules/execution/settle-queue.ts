@@ -7,20 +7,27 @@
 // What can go wrong, and why no money is at risk:
 // - The process dies before the write: the call stays `pending` and the sweeper refunds it after its
 //   deadline plus the margin. The customer got the answer and is not charged; never charged twice.
-// - The write fails (database unreachable): retried with backoff, then logged; the calls stay pending and
-//   are refunded the same way.
+// - The write keeps failing (about 6 s of retries): each outcome is then tried alone, so one row the
+//   statement refuses cannot hold back the others, and an outcome that still cannot be written is kept in
+//   `call_outcome_backlog` (outcome-backlog.ts): the sweeper records it there instead of refunding an
+//   answered call. While even that fails (database unreachable) the outcomes wait in memory and are
+//   tried again every PARKED_RETRY_MS; only if the process dies meanwhile are they refunded as abandoned.
 // - A call the sweeper already refunded is left alone (the write only touches calls still pending).
 // Calls with an Idempotency-Key wait for their write (`settle`), so a retry always finds the stored answer.
 // Views that show pending calls (wallet balance, usage export) first wait for what this instance has
 // queued (`flush`), so a caller reads its own calls as settled.
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../../db/index.js';
+import { type Database, isDatabaseUnavailable } from '../../db/index.js';
 import { type CallResultRecord, settleChargedCalls } from '../ledger/index.js';
+import { keepOutcomes } from './outcome-backlog.js';
 
 const MAX_BATCH = 1000;
 /** Attempts per batch, with doubling pauses from RETRY_BASE_MS (about 6 s in all). */
 const MAX_ATTEMPTS = 7;
 const RETRY_BASE_MS = 100;
+/** Outcomes held in memory while the database cannot take even the backlog; beyond this the oldest go. */
+const MAX_PARKED = 100_000;
+const PARKED_RETRY_MS = 5_000;
 
 interface Queued {
   record: CallResultRecord;
@@ -36,6 +43,9 @@ export class SettleQueue {
   private queuedCount = 0;
   private finishedCount = 0;
   private flushWaiters: { until: number; resolve: () => void }[] = [];
+  /** Outcomes that could be written neither on their calls nor in the backlog (database unreachable). */
+  private parked: CallResultRecord[] = [];
+  private parkedTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
@@ -82,16 +92,81 @@ export class SettleQueue {
       await this.writeWithRetry(batch.map((q) => q.record));
       for (const q of batch) q.done?.resolve();
     } catch (err) {
-      for (const q of batch) q.done?.reject(err);
-      this.log.error(
-        { err, calls: batch.length, callIds: batch.slice(0, 5).map((q) => q.record.callId) },
-        'call outcomes could not be written; the calls stay pending and the sweeper will refund them',
-      );
+      await this.writeOneByOne(batch, err);
     } finally {
       this.finishedCount += batch.length;
       this.writing = false;
       this.wakeFlushWaiters();
       this.schedule();
+    }
+  }
+
+  /**
+   * After the group write failed for good: each outcome alone, then the backlog, then memory. Callers
+   * waiting for their write (Idempotency-Key) learn whether their own outcome reached the call row.
+   */
+  private async writeOneByOne(batch: Queued[], batchError: unknown) {
+    const unwritten: CallResultRecord[] = [];
+    for (const q of batch) {
+      if (isDatabaseUnavailable(batchError)) {
+        q.done?.reject(batchError);
+        unwritten.push(q.record);
+        continue;
+      }
+      try {
+        await settleChargedCalls(this.db, [q.record]);
+        q.done?.resolve();
+      } catch (err) {
+        q.done?.reject(err);
+        unwritten.push(q.record);
+      }
+    }
+    if (unwritten.length === 0) return;
+    const callIds = unwritten.slice(0, 5).map((r) => r.callId);
+    try {
+      await keepOutcomes(this.db.orm, unwritten);
+      this.log.error(
+        { err: batchError, calls: unwritten.length, callIds },
+        'call outcomes could not be written; kept in call_outcome_backlog, the sweeper records them',
+      );
+    } catch (err) {
+      this.park(unwritten);
+      this.log.error(
+        { err, calls: unwritten.length, callIds },
+        'call outcomes could not be written or kept; retrying every few seconds while this process runs',
+      );
+    }
+  }
+
+  private park(records: CallResultRecord[]) {
+    this.parked.push(...records);
+    const excess = this.parked.length - MAX_PARKED;
+    if (excess > 0) {
+      const dropped = this.parked.splice(0, excess);
+      this.log.error(
+        { calls: dropped.length, callIds: dropped.slice(0, 5).map((r) => r.callId) },
+        'too many unwritten call outcomes; the oldest are dropped and the sweeper will refund those calls',
+      );
+    }
+    if (this.parkedTimer) return;
+    this.parkedTimer = setTimeout(() => {
+      this.parkedTimer = undefined;
+      for (const record of this.parked.splice(0)) this.record(record);
+    }, PARKED_RETRY_MS);
+    this.parkedTimer.unref();
+  }
+
+  /** Writes what is queued; outcomes still held in memory get one last try into the backlog. */
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.parkedTimer) clearTimeout(this.parkedTimer);
+    this.parkedTimer = undefined;
+    const parked = this.parked.splice(0);
+    if (parked.length === 0) return;
+    try {
+      await keepOutcomes(this.db.orm, parked);
+    } catch (err) {
+      this.log.error({ err, calls: parked.length }, 'call outcomes lost at shutdown; the sweeper will refund them');
     }
   }
 
