@@ -3,7 +3,7 @@
 // outcome update), never by replacing our code.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { one } from '../../src/db/index.js';
+import { one, rows } from '../../src/db/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { SWEEP_MARGIN_MS, sweepAbandonedCalls } from '../../src/modules/execution/sweeper.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -70,8 +70,8 @@ async function refuseClientErrors(refuse: boolean) {
 }
 
 const keptOutcomes = async () =>
-  (await t.deps.db.orm.execute(sql`SELECT call_id FROM call_outcome_backlog`)).rows.map(
-    (r) => (r as { call_id: string }).call_id,
+  (await rows<{ call_id: string }>(t.deps.db.orm, sql`SELECT call_id FROM call_outcome_backlog`)).map(
+    (r) => r.call_id,
   );
 
 const refundMails = async (accountId: string) =>

@@ -166,7 +166,10 @@ export class SettleQueue {
     try {
       await keepOutcomes(this.db.orm, parked);
     } catch (err) {
-      this.log.error({ err, calls: parked.length }, 'call outcomes lost at shutdown; the sweeper will refund them');
+      this.log.error(
+        { err, calls: parked.length },
+        'call outcomes lost at shutdown; the sweeper will refund them',
+      );
     }
   }
 
