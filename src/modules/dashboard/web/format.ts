@@ -16,10 +16,8 @@ export function when(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
-/** YYYY-MM-DD of a date in UTC (the API's day boundary). */
-export function utcDay(d: Date): string {
-  return d.toISOString().slice(0, 10);
-}
+/** YYYY-MM-DD of a date in UTC (the API's day boundary): the service's own rule, bundled into the page. */
+export { utcDay } from '../../../lib/clock.js';
 
 export function daysAgo(n: number, from = new Date()): Date {
   return new Date(from.getTime() - n * 86_400_000);
