@@ -23,4 +23,12 @@ export { type AccountCaller, accountOf, makeRequireAdmin, requireAccount } from 
 export { purgeSignInStateJob } from './jobs.js';
 export { type AuthRoutesOptions, authRoutes } from './routes.js';
 export { type AuthContext, type AuthRuntime, createAuthRuntime } from './runtime.js';
+export {
+  accountsOfWallets,
+  linkedWallets,
+  linkWallet,
+  listLinks,
+  unlinkWallet,
+  type WalletLink,
+} from './wallet-links.js';
 export { verifyChallengeSignature } from './wallet-signin.js';

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { one, rows, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { newId } from '../../lib/ids.js';
-import { postEntry } from '../ledger/index.js';
+import { countSuccessfulPayment, postEntry } from '../ledger/index.js';
 import type { IncomingTransfer } from './verify.js';
 
 export class AlreadyCredited extends Error {}
@@ -60,9 +60,7 @@ export async function creditDeposit(deps: AppDeps, input: CreditInput): Promise<
                   ${input.source}, ${entry.id})`,
     );
     // Trust tiers count confirmed deposits as successful payments (docs/deposits.md).
-    await tx.execute(
-      sql`UPDATE accounts SET successful_payments = successful_payments + 1 WHERE id = ${input.accountId}`,
-    );
+    await countSuccessfulPayment(tx, input.accountId);
     return {
       id,
       accountId: input.accountId,

@@ -3,14 +3,6 @@
 
 export { runDepositCli } from './cli.js';
 export { AlreadyCredited, creditDeposit, type Deposit, recordSettledTransfers } from './credit.js';
-export {
-  accountsOfWallets,
-  linkedWallets,
-  linkWallet,
-  listLinks,
-  unlinkWallet,
-  type WalletLink,
-} from './links.js';
 export { depositRoutes } from './routes.js';
 export { submitDeposit } from './service.js';
 export { depositTransfers, type IncomingTransfer } from './verify.js';

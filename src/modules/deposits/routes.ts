@@ -3,8 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { Envelope, ErrorShapeA, envelope, MetaSchema } from '../../http/envelope.js';
 import { creditsToUsdcShort } from '../../lib/money.js';
-import { accountOf } from '../auth/index.js';
-import { linkWallet, listLinks, unlinkWallet } from './links.js';
+import { accountOf, linkWallet, listLinks, unlinkWallet } from '../auth/index.js';
 import { submitDeposit } from './service.js';
 
 const DepositBody = Type.Object(

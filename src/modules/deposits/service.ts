@@ -6,9 +6,9 @@
 import type { Hex } from 'viem';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
+import { linkedWallets } from '../auth/index.js';
 import { MIN_DEPOSIT_CREDITS, readyChain } from '../chain/index.js';
 import { AlreadyCredited, creditDeposit, type Deposit } from './credit.js';
-import { linkedWallets } from './links.js';
 import { confirmationsOf, depositTransfers, fetchReceipt } from './verify.js';
 
 export async function submitDeposit(deps: AppDeps, accountId: string, txHashInput: string): Promise<Deposit> {

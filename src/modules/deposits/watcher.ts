@@ -15,9 +15,9 @@ import { type Hex, parseAbiItem } from 'viem';
 import { one } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import type { BackgroundJob } from '../../jobs/runner.js';
+import { accountsOfWallets } from '../auth/index.js';
 import { chainUnavailable, type ReadyChain, readyChain } from '../chain/index.js';
 import { AlreadyCredited, creditDeposit } from './credit.js';
-import { accountsOfWallets } from './links.js';
 import { depositTransfers, fetchReceipt, type IncomingTransfer } from './verify.js';
 
 const CURSOR = 'deposit-watcher';

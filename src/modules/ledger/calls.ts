@@ -379,3 +379,34 @@ export async function settleChargedCalls(db: Database, records: CallResultRecord
   );
   return Number(row?.settled ?? 0);
 }
+
+/** A call paid by its own USDC authorization (x402), written once with its final outcome. */
+export interface WalletPaidCallRecord {
+  callId: string;
+  paymentId: string;
+  providerId: string;
+  endpointSlug: string;
+  priceCredits: bigint;
+  outcome: 'success' | 'client_error' | 'provider_error' | 'timeout';
+  providerStatus: number | null;
+  latencyMs: number;
+  refundReason: string | null;
+  createdAt: Date;
+  finishedAt: Date;
+}
+
+/**
+ * The call row of an x402 call, written once with its final outcome (quality metrics, usage and provider
+ * earnings read the calls table). No account and no ledger entry: the payer is a wallet, found through
+ * x402_payment_id, and the money moved on-chain.
+ */
+export async function recordWalletPaidCall(ex: Executor, c: WalletPaidCallRecord): Promise<void> {
+  await ex.execute(
+    sql`INSERT INTO calls (id, account_id, provider_id, endpoint_slug, price_credits, status, refunded,
+                           provider_status, latency_ms, refund_reason, deadline_at, created_at, finished_at,
+                           x402_payment_id)
+        VALUES (${c.callId}, NULL, ${c.providerId}, ${c.endpointSlug}, ${c.priceCredits.toString()}, ${c.outcome},
+                false, ${c.providerStatus}, ${c.latencyMs}, ${c.refundReason}, ${c.finishedAt.toISOString()},
+                ${c.createdAt.toISOString()}, ${c.finishedAt.toISOString()}, ${c.paymentId})`,
+  );
+}

@@ -13,8 +13,10 @@ export {
   type RefundReason,
   type RefundResult,
   type Refusal,
+  recordWalletPaidCall,
   refundCall,
   settleChargedCalls,
+  type WalletPaidCallRecord,
 } from './calls.js';
 export type { RefusalKind } from './debit-rule.js';
 export {

@@ -105,13 +105,17 @@ async function insertEntry(ex: Executor, input: PostEntryInput, balanceAfter: bi
 }
 
 /**
- * Counts a completed card payment towards the account's trust tier (docs/ratelimit.md). The ledger owns
- * the money columns of `accounts`, this counter included (debits count it too, refunds take it back).
+ * Counts a completed card payment, a confirmed deposit or a settled x402 payment towards the account's
+ * trust tier (docs/ratelimit.md); returns the new counter (undefined for an unknown account). The ledger
+ * owns the money columns of `accounts`, this counter included (debits count it too, refunds take it back).
  */
-export async function countSuccessfulPayment(tx: Tx, accountId: string): Promise<void> {
-  await tx.execute(
-    sql`UPDATE accounts SET successful_payments = successful_payments + 1 WHERE id = ${accountId}`,
+export async function countSuccessfulPayment(ex: Executor, accountId: string): Promise<bigint | undefined> {
+  const row = await one<{ successful_payments: bigint }>(
+    ex,
+    sql`UPDATE accounts SET successful_payments = successful_payments + 1 WHERE id = ${accountId}
+        RETURNING successful_payments`,
   );
+  return row ? BigInt(row.successful_payments) : undefined;
 }
 
 export async function findEntryByKey(ex: Executor, idempotencyKey: string): Promise<LedgerEntry | undefined> {

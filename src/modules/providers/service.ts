@@ -5,6 +5,7 @@
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
 import { usdcToCredits } from '../../lib/money.js';
+import { linkedWallets } from '../auth/index.js';
 import {
   type CatalogueProvider,
   createProvider,
@@ -16,7 +17,6 @@ import {
   setProviderStatus,
   validateProviderInput,
 } from '../catalog/index.js';
-import { linkedWallets } from '../deposits/index.js';
 import {
   dropPendingChange,
   findPayoutWallet,

@@ -2,10 +2,12 @@
 // requirements → replay of a settled payment answered from the store → verified → nonce reserved (unique
 // in the database) → provider called → charged outcomes (2xx/4xx) settled on-chain, others released with
 // nothing paid. Every refusal of the payment is a 402 with the reason, and changes nothing.
+import type { Executor } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
 import { newId } from '../../lib/ids.js';
 import { creditsToUsdc } from '../../lib/money.js';
+import { accountsOfWallets } from '../auth/index.js';
 import {
   checkMaxPrice,
   type ExecutionRuntime,
@@ -15,6 +17,7 @@ import {
   type ResolvedEndpoint,
   validateParams,
 } from '../execution/index.js';
+import { countSuccessfulPayment, recordWalletPaidCall } from '../ledger/index.js';
 import {
   checkAccepted,
   type DecodedPayment,
@@ -28,12 +31,10 @@ import {
   SETTLEMENT_MARGIN_SECONDS,
 } from './protocol.js';
 import {
-  countSettledPaymentForWallet,
   findPayment,
   markSettled,
   type PaymentKey,
   type PaymentRow,
-  recordX402Call,
   releasePayment,
   reservePayment,
 } from './repo.js';
@@ -166,7 +167,7 @@ export async function handleX402Call(
     // Not charged: nothing is settled, and the unused authorization is free again.
     await deps.db.orm.transaction(async (tx) => {
       await releasePayment(tx, paymentId);
-      await recordX402Call(tx, {
+      await recordWalletPaidCall(tx, {
         ...callRecord,
         outcome: failure.outcome,
         providerStatus: failure.providerStatus,
@@ -197,7 +198,7 @@ export async function handleX402Call(
   if (!settled.success) {
     await deps.db.orm.transaction(async (tx) => {
       await releasePayment(tx, paymentId);
-      await recordX402Call(tx, {
+      await recordWalletPaidCall(tx, {
         ...callRecord,
         outcome,
         providerStatus: response.status,
@@ -213,7 +214,7 @@ export async function handleX402Call(
   if (!transfer) {
     await deps.db.orm.transaction(async (tx) => {
       await releasePayment(tx, paymentId);
-      await recordX402Call(tx, {
+      await recordWalletPaidCall(tx, {
         ...callRecord,
         outcome,
         providerStatus: response.status,
@@ -261,7 +262,12 @@ export async function handleX402Call(
       paymentResponse: paymentHeader,
       settledAt: deps.clock.now(),
     });
-    await recordX402Call(tx, { ...callRecord, outcome, providerStatus: response.status, refundReason: null });
+    await recordWalletPaidCall(tx, {
+      ...callRecord,
+      outcome,
+      providerStatus: response.status,
+      refundReason: null,
+    });
     return { kind: 'paid' as const, account: await countSettledPaymentForWallet(tx, key.payer) };
   });
   if (outcomeOfSettlement.kind === 'claimed') return outcomeOfSettlement.answer;
@@ -269,7 +275,7 @@ export async function handleX402Call(
   if (account) {
     deps.events.emit('payments.counted', {
       accountId: account.id,
-      successfulPayments: account.successful_payments,
+      successfulPayments: account.successfulPayments,
     });
   }
   return { status, headers: paymentHeaders(paymentHeader), body };
@@ -348,4 +354,18 @@ function providerAnswer(
       ? 'null'
       : JSON.stringify({ raw_body: response.text });
   return `{"svc":${JSON.stringify(svc)},"data":${dataText}}`;
+}
+
+/**
+ * A settled payment counts for the payer's trust tier (docs/x402.md) when the wallet belongs to an
+ * account: the same counter a settled credit call raises. Returns the account and its new counter.
+ */
+async function countSettledPaymentForWallet(
+  ex: Executor,
+  wallet: string,
+): Promise<{ id: string; successfulPayments: bigint } | undefined> {
+  const accountId = (await accountsOfWallets(ex, [wallet])).get(wallet.toLowerCase());
+  if (!accountId) return undefined;
+  const successfulPayments = await countSuccessfulPayment(ex, accountId);
+  return successfulPayments === undefined ? undefined : { id: accountId, successfulPayments };
 }

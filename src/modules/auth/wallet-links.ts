@@ -1,10 +1,12 @@
 // Linked wallets (docs/deposits.md): a wallet belongs to at most one account (wallet_links' primary
-// key). Linking proves control with a signature of a challenge from POST /v1/auth/challenge.
+// key). Linking proves control with a signature of a challenge from POST /v1/auth/challenge. A linked
+// wallet is an identity (it signs in, docs/auth.md), so auth owns the table; deposits, payouts and x402
+// read it through these functions.
 import { sql } from 'drizzle-orm';
 import { type Executor, one, rows, toIso } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
-import { verifyChallengeSignature } from '../auth/index.js';
+import { verifyChallengeSignature } from './wallet-signin.js';
 
 export interface WalletLink {
   wallet_address: string;
