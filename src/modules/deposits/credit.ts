@@ -99,12 +99,3 @@ export async function recordSettledTransfers(
     );
   }
 }
-
-/** The deposits of a transaction already credited (any account). */
-export async function creditedLogs(deps: AppDeps, txHash: string): Promise<Set<number>> {
-  const found = await rows<{ log_index: number }>(
-    deps.db.orm,
-    sql`SELECT log_index FROM chain_transfers WHERE chain_id = ${deps.chain.chainId} AND tx_hash = ${txHash}`,
-  );
-  return new Set(found.map((r) => Number(r.log_index)));
-}
