@@ -12,12 +12,12 @@ import { rows } from '../../src/db/index.js';
 import { randomHex } from '../../src/lib/secrets.js';
 import { platformTransactionsJob } from '../../src/modules/chain/index.js';
 import { outcomesWritten } from '../../src/modules/execution/index.js';
-import { payPending, setPayoutWallet } from '../../src/modules/payouts/index.js';
+import { payPending } from '../../src/modules/payouts/index.js';
 import { TEST_ADMIN_TOKEN } from '../helpers/app.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
 import { openServiceInstance, startServiceProcess } from '../helpers/service-child.js';
-import { transfersTo, usdcBalance } from './helpers.js';
+import { payToWallet, transfersTo, usdcBalance } from './helpers.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-payout-crash-'));
 const schema = process.env.DATABASE_URL ? `t_pcrash_${process.pid}_${randomHex(4)}` : undefined;
@@ -100,7 +100,7 @@ async function earnings(): Promise<{ ownerId: string; wallet: string }> {
     }
     await outcomesWritten(first.app);
     const wallet = (await chain.newWallet()).address;
-    await setPayoutWallet(first.deps.db.orm, owner.account_id, wallet);
+    await payToWallet(first.deps.db.orm, owner.account_id, wallet);
     return { ownerId: owner.account_id, wallet };
   } finally {
     await first.close();

@@ -3,10 +3,9 @@
 import { sql } from 'drizzle-orm';
 import type { Address } from 'viem';
 import { expect } from 'vitest';
-import { rows } from '../../src/db/index.js';
+import { type Executor, rows } from '../../src/db/index.js';
 import { randomHex } from '../../src/lib/secrets.js';
 import { platformTransactionsJob, usdcAbi } from '../../src/modules/chain/index.js';
-import { setPayoutWallet } from '../../src/modules/payouts/index.js';
 import type { TestApp } from '../helpers/app.js';
 import type { TestChain } from '../helpers/chain.js';
 import { balanceOf } from '../x402/helpers.js';
@@ -45,10 +44,24 @@ export async function ownedProvider(
   return providerId;
 }
 
-/** The owner's payout wallet (the listings side's PUT /v1/provider/payout-wallet writes the same row). */
-export function payTo(t: TestApp, accountId: string, wallet: string) {
-  return setPayoutWallet(t.deps.db.orm, accountId, wallet);
+/**
+ * Fixture: the wallet linked to the owner and chosen as its payout wallet — the rows that
+ * POST /v1/wallet/links (a signed challenge) and PUT /v1/provider/payout-wallet write.
+ */
+export async function payToWallet(ex: Executor, accountId: string, wallet: string) {
+  const address = wallet.toLowerCase();
+  await ex.execute(
+    sql`INSERT INTO wallet_links (wallet_address, account_id) VALUES (${address}, ${accountId})
+        ON CONFLICT (wallet_address) DO NOTHING`,
+  );
+  await ex.execute(
+    sql`INSERT INTO payout_wallets (account_id, wallet_address) VALUES (${accountId}, ${address})
+        ON CONFLICT (account_id) DO UPDATE SET wallet_address = EXCLUDED.wallet_address, updated_at = now()`,
+  );
 }
+
+export const payTo = (t: TestApp, accountId: string, wallet: string) =>
+  payToWallet(t.deps.db.orm, accountId, wallet);
 
 /** The USDC balance of an address on the test chain. */
 export const usdcBalance = balanceOf;

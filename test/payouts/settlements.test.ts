@@ -259,6 +259,46 @@ describe('carry-over and pending', () => {
     expect(s).toMatchObject({ settlement_id: made.settlement_id, status: 'confirmed' });
   });
 
+  it('holds a payout whose payout wallet was unlinked since it was chosen', async () => {
+    const owner = await t.createAccount();
+    const caller = await t.createAccount();
+    await fund(t, caller.accountId, '5');
+    const providerId = await ownedProvider(t, owner.accountId, server.url, [
+      { slug: 'echo', price_usdc: '0.4' },
+    ]);
+    await execute(t, caller.apiKey, providerId, 'echo', {});
+    await outcomesRecorded(t);
+    const wallet = await chain.newWallet();
+    await payTo(t, owner.accountId, wallet.address);
+    // The owner unlinks the wallet (e.g. its key was lost) and does not choose another one.
+    const unlinked = await t.inject({
+      method: 'DELETE',
+      url: `/v1/wallet/links/${wallet.address}`,
+      headers: asAccount(owner.apiKey),
+    });
+    expect(unlinked.statusCode, unlinked.body).toBeLessThan(300);
+    const made = (await runNow(t))
+      .json()
+      .data.find((s: { provider_id: string }) => s.provider_id === providerId);
+    expect(made).toMatchObject({ status: 'pending', amount_usdc: '0.388000' });
+
+    await payPending(t.deps);
+    expect(await transfersTo(chain, wallet.address)).toHaveLength(0);
+    const [held] = (await get('/v1/provider/settlements', owner.apiKey)).json().data;
+    expect(held).toMatchObject({
+      settlement_id: made.settlement_id,
+      status: 'pending',
+      wallet_address: null,
+    });
+
+    // Linked again: paid once.
+    await payTo(t, owner.accountId, wallet.address);
+    await payPending(t.deps);
+    await settleOnChain(t);
+    expect(await usdcBalance(chain, wallet.address)).toBe(388_000n);
+    expect(await transfersTo(chain, wallet.address)).toHaveLength(1);
+  });
+
   it('marks a payout the node refuses (hot wallet without USDC) failed, visible to the operator', async () => {
     const lean = await createTestApp({ env: await chain.serviceEnv() });
     try {

@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.js';
 import { onPlatformTxFinished } from './service.js';
 
 export { payoutAdminCommands } from './cli.js';
-export { type SettlementRow, type SettlementStatus, setPayoutWallet } from './repo.js';
+export type { SettlementRow, SettlementStatus } from './repo.js';
 export { payoutRoutes } from './routes.js';
 export { dailySettlementJob, lastMidnightUtc, nextSettlementAt, runDailySettlement } from './schedule.js';
 export { feeOf, getSettlement, payPending, runSettlement } from './service.js';

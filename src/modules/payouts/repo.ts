@@ -170,14 +170,6 @@ export async function pinWallet(ex: Executor, id: string, wallet: string): Promi
   return row?.wallet_address;
 }
 
-/** Payout wallets are set by the listings side (PUT /v1/provider/payout-wallet); this one is for tooling. */
-export async function setPayoutWallet(ex: Executor, accountId: string, wallet: string): Promise<void> {
-  await ex.execute(
-    sql`INSERT INTO payout_wallets (account_id, wallet_address) VALUES (${accountId}, ${wallet.toLowerCase()})
-        ON CONFLICT (account_id) DO UPDATE SET wallet_address = EXCLUDED.wallet_address, updated_at = now()`,
-  );
-}
-
 /** Claims the daily run of `runDate` (new, or abandoned by a crashed instance past its lease). */
 export async function claimRun(
   ex: Executor,

@@ -17,6 +17,7 @@ import type { AppDeps } from '../../deps.js';
 import { AppError } from '../../errors/catalogue.js';
 import { crashPoint } from '../../lib/crash-point.js';
 import { newId } from '../../lib/ids.js';
+import { linkedWallets } from '../auth/index.js';
 import {
   NoPlatformKey,
   type PlatformTx,
@@ -121,7 +122,9 @@ async function settleProvider(
 /**
  * Sends the transfer of every `pending` payout whose owner has a payout wallet (safe on N instances: the
  * platform sender is idempotent per settlement id). Without a platform key, or with the chain down, they
- * stay `pending` for a later pass. Returns how many were submitted.
+ * stay `pending` for a later pass. The payout wallet must still be linked to the owner when a payout is
+ * first sent: a wallet unlinked since it was chosen (lost key, sold wallet) holds the payout until the
+ * owner links it again or chooses another. Returns how many were submitted.
  */
 export async function payPending(deps: AppDeps, log?: FastifyBaseLogger): Promise<number> {
   if (!deps.chain.platformAccount || !deps.chain.publicClient) return 0;
@@ -129,6 +132,11 @@ export async function payPending(deps: AppDeps, log?: FastifyBaseLogger): Promis
   for (const s of await pendingPayouts(deps.db.orm, 100)) {
     const wallet = s.wallet_address ?? s.payout_wallet;
     if (!wallet) continue;
+    // A destination pinned by an earlier attempt stays: that transfer may already be on its way.
+    if (!s.wallet_address && !(await linkedWallets(deps.db.orm, s.account_id)).has(wallet)) {
+      log?.warn({ settlementId: s.id }, 'payout held: the payout wallet is no longer linked to its owner');
+      continue;
+    }
     try {
       if (await payOne(deps, s, wallet)) sent++;
     } catch (err) {
