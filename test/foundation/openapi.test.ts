@@ -29,6 +29,7 @@ const ANSWERS: Record<string, (number | string)[]> = {
   'POST /v1/admin/providers': [201, 400, 401, 404, 409],
   'PUT /v1/admin/providers/{providerId}': [200, 400, 401, 404, 409],
   'DELETE /v1/admin/providers/{providerId}': [200, 400, 401, 404],
+  'GET /v1/admin/listings': [200, 401],
   'POST /v1/admin/providers/{providerId}/approve': [200, 400, 401, 404],
   'POST /v1/provider/listings': [201, 400, 401, 403, 409],
   'GET /v1/provider/listings': [200, 401, 403],

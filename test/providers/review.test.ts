@@ -33,6 +33,20 @@ async function callCost(providerId: string): Promise<{ status: number; cost: big
   return { status: res.statusCode, cost: before - (await balanceCredits(t, caller.accountId)) };
 }
 
+/** The operator's review queue: provider id → whether a change is held (null: a new listing). */
+async function reviewQueue(): Promise<Record<string, string | null>> {
+  const res = await t.admin('GET', '/v1/admin/listings');
+  expect(res.statusCode).toBe(200);
+  return Object.fromEntries(
+    res
+      .json()
+      .data.map((l: { provider_id: string; status: string; pending_change: unknown }) => [
+        l.provider_id,
+        l.pending_change ? 'change' : l.status,
+      ]),
+  );
+}
+
 const publicPrice = async (providerId: string) =>
   (await t.inject({ method: 'GET', url: `/v1/providers/${providerId}` })).json().data?.endpoints[0].pricing
     .price_per_call_usdc;
@@ -59,7 +73,9 @@ describe('review of self-service listings outside devnet', () => {
     const mine = await asAccount(t, owner.apiKey, 'GET', '/v1/provider/listings/rev-1');
     expect(mine.json().data.status).toBe('pending_review');
 
-    // Only the operator approves.
+    // The operator sees it waiting; only the operator sees the queue and approves.
+    expect(await reviewQueue()).toEqual({ 'rev-1': 'pending_review' });
+    expect((await asAccount(t, owner.apiKey, 'GET', '/v1/admin/listings')).statusCode).toBe(401);
     expect((await asAccount(t, owner.apiKey, 'POST', '/v1/admin/providers/rev-1/approve')).statusCode).toBe(
       401,
     );
@@ -67,6 +83,7 @@ describe('review of self-service listings outside devnet', () => {
     const approved = await t.admin('POST', '/v1/admin/providers/rev-1/approve');
     expect(approved.statusCode).toBe(200);
     expect(approved.json().data).toMatchObject({ provider_id: 'rev-1', status: 'active' });
+    expect(await reviewQueue()).toEqual({});
 
     expect(await publicPrice('rev-1')).toBe('0.01');
     expect(await callCost('rev-1')).toEqual({ status: 200, cost: 10_000n });
@@ -92,6 +109,7 @@ describe('review of self-service listings outside devnet', () => {
 
     expect(await publicPrice('rev-1')).toBe('0.01');
     expect(await callCost('rev-1')).toEqual({ status: 200, cost: 10_000n });
+    expect(await reviewQueue()).toEqual({ 'rev-1': 'change' });
 
     const approved = await t.admin('POST', '/v1/admin/providers/rev-1/approve');
     expect(approved.json().data.endpoints[0].pricing.price_per_call_usdc).toBe('0.02');
@@ -99,6 +117,7 @@ describe('review of self-service listings outside devnet', () => {
     expect(await callCost('rev-1')).toEqual({ status: 200, cost: 20_000n });
     const mine = await asAccount(t, owner.apiKey, 'GET', '/v1/provider/listings/rev-1');
     expect(mine.json().data.pending_change).toBeNull();
+    expect(await reviewQueue()).toEqual({});
   });
 
   it('a new base_url waits for review; calls keep going to the old one until approved', async () => {

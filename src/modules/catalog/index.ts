@@ -10,6 +10,7 @@ export {
   findEndpoint,
   findProvider,
   listOwnedProviders,
+  listProvidersForReview,
   liveProvider,
   loadCatalogue,
   loadEndpointQuality,

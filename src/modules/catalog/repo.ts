@@ -170,6 +170,18 @@ export async function listOwnedProviders(ex: Executor, ownerAccountId: string) {
   return selectProviders(ex, sql`p.owner_account_id = ${ownerAccountId}`);
 }
 
+/** Providers an operator must look at: waiting for review, or among `alsoIds`; ordered by id. */
+export async function listProvidersForReview(ex: Executor, alsoIds: readonly string[]) {
+  const also =
+    alsoIds.length === 0
+      ? sql`false`
+      : sql`p.id IN (${sql.join(
+          alsoIds.map((id) => sql`${id}`),
+          sql`, `,
+        )})`;
+  return selectProviders(ex, sql`(p.status = 'pending_review' OR ${also})`);
+}
+
 /** The whole live catalogue, ordered by provider id. */
 export async function loadCatalogue(ex: Executor): Promise<CatalogueProvider[]> {
   return selectProviders(ex, liveProvider('p'));

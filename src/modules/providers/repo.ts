@@ -1,7 +1,7 @@
 // The providers module's own tables: listing changes held for review (`provider_listing_changes`) and
 // payout wallets (`payout_wallets`, read by the settlement job).
 import { sql } from 'drizzle-orm';
-import { type Executor, one, toIso } from '../../db/index.js';
+import { type Executor, one, rows, toIso } from '../../db/index.js';
 import type { ProviderInput } from '../catalog/index.js';
 
 export interface PendingChange {
@@ -20,6 +20,15 @@ export async function loadPendingChange(
   if (!row) return undefined;
   const input = typeof row.input === 'string' ? (JSON.parse(row.input) as ProviderInput) : row.input;
   return { input, requestedAt: toIso(row.requested_at) };
+}
+
+/** Providers with a change waiting for review. */
+export async function providersWithPendingChanges(ex: Executor): Promise<string[]> {
+  const found = await rows<{ provider_id: string }>(
+    ex,
+    sql`SELECT provider_id FROM provider_listing_changes`,
+  );
+  return found.map((r) => r.provider_id);
 }
 
 /** Stores (or replaces: the newest submission wins) the change waiting for review. */

@@ -1,5 +1,5 @@
 // Self-service provider routes: /v1/provider/listings*, /v1/provider/payout-wallet for the owning
-// account, and the operator's POST /v1/admin/providers/:providerId/approve.
+// account, and the operator's review: GET /v1/admin/listings, POST /v1/admin/providers/:providerId/approve.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Executor } from '../../db/index.js';
 import { accountOf } from '../../http/caller.js';
@@ -25,6 +25,7 @@ import {
   deleteListing,
   getListing,
   type Listing,
+  listingsAwaitingReview,
   listListings,
   payoutWalletOf,
   setPayoutWallet,
@@ -175,6 +176,23 @@ export const providerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       ...guard,
     },
     async (request) => envelope(request, await payoutWalletOf(deps, accountOf(request).accountId)),
+  );
+
+  app.get(
+    '/v1/admin/listings',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Listings waiting for review: new ones (pending_review) and live ones with a change held',
+        security: [{ bearer: [] }],
+        response: { 200: ListingListResponse, 401: ErrorShapeA },
+      },
+      config: { auth: 'admin' },
+    },
+    async (request) => {
+      const listings = await listingsAwaitingReview(deps);
+      return envelope(request, await Promise.all(listings.map((l) => listingView(deps.db.orm, l))));
+    },
   );
 
   app.post(

@@ -12,6 +12,7 @@ import {
   deleteProvider,
   findProvider,
   listOwnedProviders,
+  listProvidersForReview,
   type ProviderInput,
   replaceProvider,
   setProviderStatus,
@@ -23,6 +24,7 @@ import {
   loadPendingChange,
   type PayoutWallet,
   type PendingChange,
+  providersWithPendingChanges,
   savePendingChange,
   upsertPayoutWallet,
 } from './repo.js';
@@ -55,6 +57,21 @@ export async function createListing(deps: ProvidersDeps, accountId: string, inpu
 
 export async function listListings(deps: ProvidersDeps, accountId: string): Promise<Listing[]> {
   const providers = await listOwnedProviders(deps.db.orm, accountId);
+  return Promise.all(
+    providers.map(async (provider) => ({
+      provider,
+      pending: await loadPendingChange(deps.db.orm, provider.id),
+    })),
+  );
+}
+
+/**
+ * What waits for an operator: new listings (`pending_review`) and live listings with a change held for
+ * review, each with that change; ordered by provider id.
+ */
+export async function listingsAwaitingReview(deps: ProvidersDeps): Promise<Listing[]> {
+  const changed = await providersWithPendingChanges(deps.db.orm);
+  const providers = await listProvidersForReview(deps.db.orm, changed);
   return Promise.all(
     providers.map(async (provider) => ({
       provider,

@@ -751,6 +751,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Listings waiting for review: new ones (pending_review) and live ones with a change held */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                base_url: string;
+                                category: string;
+                                created_at: string;
+                                description: string;
+                                endpoints: {
+                                    description: string;
+                                    method: string;
+                                    parameters: {
+                                        [key: string]: unknown;
+                                    };
+                                    path: string;
+                                    pricing: {
+                                        /** @enum {string} */
+                                        model: "per_call";
+                                        price_per_call_usdc: string;
+                                    };
+                                    quality: {
+                                        avg_latency_ms: number;
+                                        error_rate_pct: number;
+                                        total_calls: number;
+                                        uptime_pct: number;
+                                    };
+                                    response_schema: {
+                                        [key: string]: unknown;
+                                    };
+                                    slug: string;
+                                    tags: string[];
+                                    timeout_ms: number;
+                                }[];
+                                name: string;
+                                owner_account_id: string | null;
+                                pending_change: {
+                                    listing: {
+                                        [key: string]: unknown;
+                                    };
+                                    requested_at: string;
+                                } | null;
+                                provider_id: string;
+                                /** @enum {string} */
+                                status: "active" | "pending_review";
+                                tags: string[];
+                                updated_at: string;
+                                website: string | null;
+                            }[];
+                            meta: {
+                                request_id: string;
+                                timestamp: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                message: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/providers": {
         parameters: {
             query?: never;
