@@ -41,6 +41,19 @@ afterAll(async () => {
   await chain?.stop();
 });
 
+/** A provider of a new owner, called once (echo, charged) by another account, outcome recorded. */
+async function oneCallEarning(priceUsdc: string) {
+  const owner = await t.createAccount();
+  const caller = await t.createAccount();
+  await fund(t, caller.accountId, '5');
+  const providerId = await ownedProvider(t, owner.accountId, server.url, [
+    { slug: 'echo', price_usdc: priceUsdc },
+  ]);
+  await execute(t, caller.apiKey, providerId, 'echo', {});
+  await outcomesRecorded(t);
+  return { owner, providerId };
+}
+
 const get = (url: string, apiKey: string) => t.inject({ method: 'GET', url, headers: asAccount(apiKey) });
 
 describe('earnings and one payout', () => {
@@ -231,14 +244,7 @@ describe('carry-over and pending', () => {
   });
 
   it('keeps a payout pending without a payout wallet and pays it once one is set', async () => {
-    const owner = await t.createAccount();
-    const caller = await t.createAccount();
-    await fund(t, caller.accountId, '5');
-    const providerId = await ownedProvider(t, owner.accountId, server.url, [
-      { slug: 'echo', price_usdc: '0.4' },
-    ]);
-    await execute(t, caller.apiKey, providerId, 'echo', {});
-    await outcomesRecorded(t);
+    const { owner, providerId } = await oneCallEarning('0.4');
     const made = (await runNow(t))
       .json()
       .data.find((s: { provider_id: string }) => s.provider_id === providerId);
@@ -260,14 +266,7 @@ describe('carry-over and pending', () => {
   });
 
   it('holds a payout whose payout wallet was unlinked since it was chosen', async () => {
-    const owner = await t.createAccount();
-    const caller = await t.createAccount();
-    await fund(t, caller.accountId, '5');
-    const providerId = await ownedProvider(t, owner.accountId, server.url, [
-      { slug: 'echo', price_usdc: '0.4' },
-    ]);
-    await execute(t, caller.apiKey, providerId, 'echo', {});
-    await outcomesRecorded(t);
+    const { owner, providerId } = await oneCallEarning('0.4');
     const wallet = await chain.newWallet();
     await payTo(t, owner.accountId, wallet.address);
     // The owner unlinks the wallet (e.g. its key was lost) and does not choose another one.
