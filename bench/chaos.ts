@@ -290,119 +290,69 @@ async function main() {
   };
   const endpoint = '/v1/execute/chaos/slow';
 
-  {
-    // 1. kill -9 of the only instance mid-call, then a new instance.
+  // The instances the load goes to; a probe that kills or adds one changes this list.
+  let urls = [first.url];
+  /** Paid calls at `concurrency` from a new account while `disrupt` runs; then what happened to them. */
+  const probe = async (name: string, concurrency: number, disrupt: () => Promise<void>) => {
     const acc = await newAccount();
     const tally: Tally = { tried: 0, ok: 0, byStatus: {} };
     let stop = false;
-    let urls = [first.url];
     const running = load(
       () => urls,
       acc.apiKey,
       endpoint,
-      16,
+      concurrency,
       () => stop,
       tally,
     );
+    await disrupt();
+    stop = true;
+    await running;
+    await settle(deps, acc.accountId, tally, name);
+  };
+
+  // 1. kill -9 of the only instance mid-call, then a new instance.
+  await probe('kill -9 mid-call', 16, async () => {
     await sleep(3_000);
     first.kill9();
     first = await startService(base);
     urls = [first.url];
     await sleep(3_000);
-    stop = true;
-    await running;
-    await settle(deps, acc.accountId, tally, 'kill -9 mid-call');
-  }
-  {
-    // 2. Two instances under load, one killed with -9; the other carries on.
-    const acc = await newAccount();
-    const second = await startService(base);
-    const tally: Tally = { tried: 0, ok: 0, byStatus: {} };
-    let stop = false;
-    let urls = [first.url, second.url];
-    const running = load(
-      () => urls,
-      acc.apiKey,
-      endpoint,
-      32,
-      () => stop,
-      tally,
-    );
+  });
+  // 2. Two instances under load, one killed with -9; the other carries on.
+  const second = await startService(base);
+  urls = [first.url, second.url];
+  await probe('one of two instances killed', 32, async () => {
     await sleep(3_000);
     second.kill9();
     urls = [first.url];
     await sleep(3_000);
-    stop = true;
-    await running;
-    await settle(deps, acc.accountId, tally, 'one of two instances killed');
-  }
-  {
-    // 3. Redis killed under load (rate limits and caches fall back), then back.
-    const acc = await newAccount();
-    const tally: Tally = { tried: 0, ok: 0, byStatus: {} };
-    let stop = false;
-    const running = load(
-      () => [first.url],
-      acc.apiKey,
-      endpoint,
-      16,
-      () => stop,
-      tally,
-    );
+  });
+  // 3. Redis killed under load (rate limits and caches fall back), then back.
+  await probe('Redis killed', 16, async () => {
     await sleep(2_000);
     redis.kill();
     await sleep(3_000);
     await redis.start();
     await sleep(2_000);
-    stop = true;
-    await running;
-    await settle(deps, acc.accountId, tally, 'Redis killed');
-  }
-  {
-    // 4. PostgreSQL restarted under load: 503 + Retry-After while it is down, then back.
-    const acc = await newAccount();
-    const tally: Tally = { tried: 0, ok: 0, byStatus: {} };
-    let stop = false;
-    const running = load(
-      () => [first.url],
-      acc.apiKey,
-      endpoint,
-      16,
-      () => stop,
-      tally,
-    );
+  });
+  // 4. PostgreSQL restarted under load: 503 + Retry-After while it is down, then back.
+  await probe('PostgreSQL restarted', 16, async () => {
     await sleep(2_000);
     pg.restart();
     await sleep(4_000);
-    stop = true;
-    await running;
-    await settle(deps, acc.accountId, tally, 'PostgreSQL restarted');
-  }
-  {
-    // 5. Chain RPC down (nothing listens on its port): chain routes answer 503, paid calls go on.
-    const acc = await newAccount();
-    const tally: Tally = { tried: 0, ok: 0, byStatus: {} };
-    let stop = false;
-    const running = load(
-      () => [first.url],
-      acc.apiKey,
-      endpoint,
-      8,
-      () => stop,
-      tally,
-    );
-    const chainAnswers: Record<string, number> = {};
+  });
+  // 5. Chain RPC down (nothing listens on its port): chain routes answer 503, paid calls go on.
+  const chainAnswers: Record<string, number> = {};
+  await probe('chain RPC down', 8, async () => {
     for (let i = 0; i < 20; i++) {
       const res = await fetch(`${first.url}/v1/devnet`);
       await res.text();
       chainAnswers[res.status] = (chainAnswers[res.status] ?? 0) + 1;
       await sleep(100);
     }
-    stop = true;
-    await running;
-    await settle(deps, acc.accountId, tally, 'chain RPC down');
-    console.log(`  GET /v1/devnet with the RPC down: ${JSON.stringify(chainAnswers)}`);
-  }
+  });
+  console.log(`  GET /v1/devnet with the RPC down: ${JSON.stringify(chainAnswers)}`);
 
   console.log('\n| probe | tried | charged | refunded | lost | doubled | 5xx | 503 | invariants |');
   console.log('|---|---|---|---|---|---|---|---|---|');
