@@ -5,11 +5,13 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.js';
+import { deliverDueEmails } from '../../src/modules/notifications/delivery.js';
 import { payPending } from '../../src/modules/payouts/index.js';
 import { execute, fund, outcomesRecorded } from '../execution/fixtures.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { startTestChain, type TestChain } from '../helpers/chain.js';
 import { type ProviderServer, startProviderServer } from '../helpers/providers.js';
+import { TestSmtpServer } from '../notifications/smtp.js';
 import { fundedWallet, listen, stockClient } from '../x402/helpers.js';
 import {
   asAccount,
@@ -26,11 +28,15 @@ let chain: TestChain;
 let t: TestApp;
 let server: ProviderServer;
 let base: string;
+let smtp: TestSmtpServer;
 
 beforeAll(async () => {
   chain = await startTestChain();
   server = await startProviderServer();
-  t = await createTestApp({ env: { ...(await chain.serviceEnv()), SVC_RATE_LIMIT_MULTIPLIER: '1000' } });
+  smtp = await new TestSmtpServer().start();
+  t = await createTestApp({
+    env: { ...(await chain.serviceEnv()), SVC_RATE_LIMIT_MULTIPLIER: '1000', SMTP_URL: smtp.url },
+  });
   base = await listen(t);
   await fundHotWallet(t, chain, 1_000_000_000n);
 }, 180_000);
@@ -39,6 +45,7 @@ afterAll(async () => {
   await t?.close();
   await server?.close();
   await chain?.stop();
+  await smtp?.stop();
 });
 
 /** A provider of a new owner, called once (echo, charged) by another account, outcome recorded. */
@@ -173,12 +180,13 @@ describe('earnings and one payout', () => {
     const billing = await get('/v1/billing/transactions', owner.apiKey);
     expect(JSON.stringify(billing.json())).not.toContain(mine.tx_hash);
 
-    // The owner is e-mailed once.
-    const mails = await rows<{ kind: string; subject: string }>(
-      t.deps.db.orm,
-      sql`SELECT kind, subject FROM email_outbox WHERE account_id = ${owner.accountId} AND kind LIKE 'payout%'`,
-    );
-    expect(mails).toEqual([{ kind: 'payout_sent', subject: `Payout sent: 0.886416 USDC for ${providerId}` }]);
+    // The owner is e-mailed once, through SMTP, with the amount and the transaction.
+    await deliverDueEmails(t.deps);
+    await deliverDueEmails(t.deps);
+    const mails = smtp.received.filter((m) => m.subject.includes(providerId));
+    expect(mails.map((m) => m.subject)).toEqual([`Payout sent: 0.886416 USDC for ${providerId}`]);
+    expect(mails[0]?.text).toContain(mine.tx_hash);
+    expect(mails[0]?.text).toContain(mine.settlement_id);
 
     // The operator's views.
     const admin = await t.admin('GET', `/v1/admin/settlements?provider_id=${providerId}`);
