@@ -11,13 +11,22 @@ import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/m
 import { QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
 import {
   buildSearchIndex,
+  FIELD_WEIGHTS,
   LEXICAL_BOOSTS,
   type SearchIndex,
 } from '../src/modules/discovery/ranking/search-index.js';
 import { type CatalogueEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
+import { type Bm25fOptions, useBm25f } from './discovery-bm25f.js';
 import { devFilters, loadDevSet, toCatalogueEndpoints } from './discovery-devset.js';
 import { type DevQuery, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
+import {
+  type Example,
+  FEATURE_NAMES,
+  fitLogistic,
+  type NoAnswerFeatures,
+  noAnswerScore,
+} from './discovery-noanswer.js';
 
 const K = 5;
 const verbose = process.argv.includes('-v');
@@ -27,7 +36,8 @@ const extraQueries = JSON.parse(
   readFileSync(path.join(import.meta.dirname, 'discovery-extra-queries.json'), 'utf8'),
 ) as DevQuery[];
 const endpoints = toCatalogueEndpoints(providers);
-const index = buildSearchIndex(endpoints, loadWordVectors());
+const vectors = loadWordVectors();
+const index = buildSearchIndex(endpoints, vectors);
 const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;
 const answerable = (q: DevQuery) => Object.keys(q.relevant).length > 0;
 
@@ -62,12 +72,36 @@ const allowedFor = (q: DevQuery) => {
 };
 
 /** Today's ranking (the service's pure ranking functions) with the current QUERY_TUNING. */
-const ours: Ranker = (q) => {
-  const hits = scoreQuery(index, q.query, allowedFor(q));
-  const top = hits[0];
-  const strength = top ? strengthOf(index, q.query, top.index, top.relevance) : 0;
-  return { ranked: hits.map((h) => keyOf(h.index)), strength };
-};
+const rankerOn =
+  (ix: SearchIndex): Ranker =>
+  (q) => {
+    const hits = scoreQuery(ix, q.query, allowedFor(q));
+    const top = hits[0];
+    const strength = top ? strengthOf(ix, q.query, top.index, top.relevance) : 0;
+    return { ranked: hits.map((h) => keyOf(h.index)), strength };
+  };
+const ours = rankerOn(index);
+
+/** An index built with other field weights (they shape soft coverage and the mean vectors). */
+function indexWithFieldWeights(weights: Partial<typeof FIELD_WEIGHTS>, catalogue = endpoints): SearchIndex {
+  const saved = { ...FIELD_WEIGHTS };
+  Object.assign(FIELD_WEIGHTS, weights);
+  try {
+    return buildSearchIndex(catalogue, vectors);
+  } finally {
+    Object.assign(FIELD_WEIGHTS, saved);
+  }
+}
+
+/** An index whose lexical part is BM25F (bench/discovery-bm25f.ts) instead of MiniSearch's per-field BM25. */
+function indexWithBm25f(options: Bm25fOptions, catalogue = endpoints): SearchIndex {
+  const ix = buildSearchIndex(catalogue, vectors);
+  useBm25f(ix, options);
+  return ix;
+}
+const EVEN5 = { description: 1, tags: 1, slug: 1, name: 1, provider: 1 };
+const B75 = { description: 0.75, tags: 0.75, slug: 0.75, name: 0.75, provider: 0.75 };
+const EVEN_FIELDS = { ...EVEN5, category: 1, params: 1 };
 
 /** The score behind `meta.match_quality` (see match-quality.ts). */
 function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: number): number {
@@ -79,10 +113,10 @@ function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: numb
 }
 
 /** Plain BM25 over each endpoint's texts (one field, lowercase words, no stemming): the reference. */
-function plainBm25(): Ranker {
+function plainBm25(catalogue = endpoints): Ranker {
   const mini = new MiniSearch<{ id: number; text: string }>({ fields: ['text'] });
   mini.addAll(
-    endpoints.map((e, id) => ({
+    catalogue.map((e, id) => ({
       id,
       text: [
         e.slug,
@@ -306,6 +340,31 @@ const systems: Array<{ name: string; ranker: Ranker; tune?: (train: DevQuery[]) 
   { name: 'today (fixed constants)', ranker: ours },
   { name: 'today + blend fitted on folds', ranker: ours, tune: fitBlend },
   { name: 'today + BM25 field boosts fitted on folds', ranker: ours, tune: fitBoosts },
+  // Direction 3 of issue 22: simpler, less dev-specific variants (fixed, nothing fitted).
+  { name: 'simpler: no focus term', ranker: ours, tune: () => ({ focusWeight: 0 }) },
+  {
+    name: 'simpler: even field weights (coverage, vectors)',
+    ranker: rankerOn(indexWithFieldWeights(EVEN_FIELDS)),
+  },
+  {
+    name: 'simpler: blend 0.5 / 0.5 / 0.3, no focus',
+    ranker: ours,
+    tune: () => ({ lexicalWeight: 0.5, softWeight: 0.5, meaningWeight: 0.3, focusWeight: 0 }),
+  },
+  {
+    name: 'BM25F, field weights as FIELD_WEIGHTS, b 0.75, k1 1.2',
+    ranker: rankerOn(
+      indexWithBm25f({
+        weights: { description: 1, tags: 1.6, slug: 1.4, name: 0.6, provider: 0.5 },
+        b: B75,
+        k1: 1.2,
+      }),
+    ),
+  },
+  {
+    name: 'BM25F, even field weights, b 0.75, k1 1.2',
+    ranker: rankerOn(indexWithBm25f({ weights: EVEN5, b: B75, k1: 1.2 })),
+  },
 ];
 
 const extraAnswerable = extraQueries.filter(answerable).length;
@@ -339,4 +398,160 @@ for (const s of systems) {
     `  extra queries  nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
   );
   if (s.tune) console.log(`  fitted on all dev: ${JSON.stringify(ex.tuning)}`);
+}
+
+// ---- No-answer detection: the shipped strength against a small classifier, same folds, ≤ 5 % false flags.
+const featureMemo = new Map<string, NoAnswerFeatures>();
+function featuresOf(q: DevQuery): NoAnswerFeatures {
+  const key = `${q.query}\u0000${JSON.stringify(q.filters ?? {})}`;
+  const memo = featureMemo.get(key);
+  if (memo) return memo;
+  const hits = scoreQuery(index, q.query, allowedFor(q));
+  const r1 = hits[0]?.relevance ?? 0;
+  const r2 = hits[1]?.relevance ?? 0;
+  const ev = hits[0] ? matchEvidence(index, q.query, hits[0].index) : undefined;
+  const f: NoAnswerFeatures = {
+    relevance: r1,
+    strength: ev ? matchStrength(r1, ev) : 0,
+    coverage: ev?.coverage ?? 0,
+    uncovered: ev?.uncovered ?? 1,
+    unknown: ev?.unknown ?? 1,
+    gap: r1 > 0 ? (r1 - r2) / r1 : 0,
+    meaning: ev?.meaning ?? 0,
+  };
+  featureMemo.set(key, f);
+  return f;
+}
+const exampleOf = (q: DevQuery): Example => ({ features: featuresOf(q), noAnswer: !answerable(q) });
+
+/** A detector trained on training queries: returns "looks answerable" in [0, 1] (flag when low). */
+type Detector = (train: Example[]) => (f: NoAnswerFeatures) => number;
+const NO_ANSWER_MAX_FALSE = 0.05;
+
+function detectorCV(detector: Detector, folds: (queries: DevQuery[]) => DevQuery[][]) {
+  const parts = folds(devQueries);
+  const out = { noAnswer: 0, noAnswerTotal: 0, answerable: 0, answerableTotal: 0 };
+  parts.forEach((test, f) => {
+    const train = parts
+      .filter((_, g) => g !== f)
+      .flat()
+      .map(exampleOf);
+    const score = detector(train);
+    const threshold = calibrate(
+      train.map((e) => ({ strength: score(e.features), answerable: !e.noAnswer })),
+      NO_ANSWER_MAX_FALSE,
+    );
+    for (const q of test) {
+      const flagged = score(featuresOf(q)) < threshold;
+      if (answerable(q)) {
+        out.answerableTotal++;
+        if (flagged) out.answerable++;
+      } else {
+        out.noAnswerTotal++;
+        if (flagged) out.noAnswer++;
+        if (verbose) console.log(`  ${q.id} ${flagged ? 'flagged' : 'missed '} ${q.query}`);
+      }
+    }
+  });
+  return out;
+}
+
+function detectorExtra(detector: Detector) {
+  const score = detector(devQueries.map(exampleOf));
+  const threshold = calibrate(
+    devQueries.map((q) => ({ strength: score(featuresOf(q)), answerable: answerable(q) })),
+    NO_ANSWER_MAX_FALSE,
+  );
+  const out = { noAnswer: 0, answerable: 0 };
+  for (const q of extraQueries) {
+    if (score(featuresOf(q)) >= threshold) continue;
+    if (answerable(q)) out.answerable++;
+    else out.noAnswer++;
+  }
+  return out;
+}
+
+const single =
+  (name: keyof NoAnswerFeatures, higherIsAnswer = true): Detector =>
+  () =>
+  (f) =>
+    higherIsAnswer ? f[name] : 1 - f[name];
+const logistic =
+  (names: Array<keyof NoAnswerFeatures>, lambda: number): Detector =>
+  (train) => {
+    const model = fitLogistic(train, names, lambda);
+    return (f) => 1 - noAnswerScore(model, f);
+  };
+const detectors: Array<{ name: string; detector: Detector }> = [
+  { name: 'shipped match_strength √(relevance × coverage)', detector: single('strength') },
+  { name: 'top relevance alone', detector: single('relevance') },
+  { name: 'coverage alone', detector: single('coverage') },
+  { name: 'share of unknown query words', detector: single('unknown', false) },
+  { name: 'gap 1st-2nd', detector: single('gap') },
+  { name: 'meaning cosine', detector: single('meaning') },
+  ...[0.1, 1, 10].map((lambda) => ({
+    name: `logistic regression, all ${FEATURE_NAMES.length} features, L2 ${lambda}`,
+    detector: logistic(FEATURE_NAMES, lambda),
+  })),
+];
+console.log(
+  `\nno-answer detectors (threshold chosen on the training folds at ≤ ${NO_ANSWER_MAX_FALSE * 100} % answerable flagged; held-out counts)`,
+);
+for (const d of detectors) {
+  const parts = SPLITS.map((split) => {
+    const r = detectorCV(d.detector, split.folds);
+    return `${split.name.trim()} ${r.noAnswer}/${r.noAnswerTotal} (false ${r.answerable}/${r.answerableTotal})`;
+  });
+  const ex = detectorExtra(d.detector);
+  console.log(
+    `  ${d.name}: ${parts.join(', ')}; extra ${ex.noAnswer}/${extraQueries.length - extraAnswerable} (false ${ex.answerable}/${extraAnswerable})`,
+  );
+}
+
+// ---- Stress: the same fixed configurations on the dev catalogue written differently (labels unchanged:
+// what each endpoint does is the same). A catalogue we have not seen may tag less, name its endpoints
+// opaquely or describe its providers in a word; constants fitted to how this catalogue is written lose
+// the most there. Nothing is tuned on these; they rank configurations, they are not a held-out figure.
+const perturbations: Array<{ name: string; catalogue: CatalogueEndpoint[] }> = [
+  { name: 'as written', catalogue: endpoints },
+  { name: 'no endpoint tags', catalogue: endpoints.map((e) => ({ ...e, tags: [] })) },
+  { name: 'opaque slugs', catalogue: endpoints.map((e, i) => ({ ...e, slug: `op${i}` })) },
+  {
+    name: 'provider text = category only',
+    catalogue: endpoints.map((e) => ({ ...e, providerDescription: '', providerTags: [], providerName: 'p' })),
+  },
+  {
+    name: 'description only',
+    catalogue: endpoints.map((e, i) => ({
+      ...e,
+      tags: [],
+      slug: `op${i}`,
+      providerDescription: '',
+      providerTags: [],
+      providerName: 'p',
+      parameters: {},
+    })),
+  },
+];
+const stressConfigs: Array<{ name: string; ranker: (c: CatalogueEndpoint[]) => Ranker; tuning?: Tunables }> =
+  [
+    { name: 'plain BM25', ranker: (c) => plainBm25(c) },
+    { name: 'today', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)) },
+    { name: 'no focus', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)), tuning: { focusWeight: 0 } },
+    { name: 'even field weights', ranker: (c) => rankerOn(indexWithFieldWeights(EVEN_FIELDS, c)) },
+    { name: 'BM25F even', ranker: (c) => rankerOn(indexWithBm25f({ weights: EVEN5, b: B75, k1: 1.2 }, c)) },
+  ];
+if (!process.argv.includes('--no-stress')) {
+  console.log('\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | extra queries');
+  console.log(`  ${'configuration'.padEnd(20)} ${perturbations.map((p) => p.name).join(' | ')}`);
+  for (const c of stressConfigs) {
+    const cells = perturbations.map((p) => {
+      const ranker = c.ranker(p.catalogue);
+      return withTuning(
+        c.tuning ?? {},
+        () => `${f3(metricsOf(ranker, devQueries).ndcg)} | ${f3(metricsOf(ranker, extraQueries).ndcg)}`,
+      );
+    });
+    console.log(`  ${c.name.padEnd(20)} ${cells.join('   ')}`);
+  }
 }
