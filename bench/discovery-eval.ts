@@ -1,8 +1,13 @@
 // npm run eval:discovery — ranking quality measured so that it says something about catalogues nobody
 // here has seen: k-fold cross-validation over the dev queries (whatever is tuned is tuned on k-1 folds
-// and scored on the fold left out; only held-out figures are printed), plus the extra labelled queries
-// of bench/discovery-extra-queries.json (written before any result was looked at, never tuned on).
-// Also calibrates and checks the no-answer flag (`meta.match_quality`) under the same protocol.
+// and scored on the fold left out; only held-out figures are printed), twice — folds by query id, and
+// leave-one-category-out (tuned on queries about four provider categories, scored on the fifth) — plus
+// the extra labelled queries of bench/discovery-extra-queries.json (written before any result was looked
+// at, never tuned on). Also calibrates and checks the no-answer flag (`meta.match_quality`) under the same
+// protocol, compares no-answer detectors (single features, logistic regression trained on folds), and
+// ranks fixed configurations on the dev catalogue written differently (stress table).
+// Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
+// --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable queries the shipped rule may flag).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
@@ -335,13 +340,18 @@ function extraCheck(ranker: Ranker, tune: ((train: DevQuery[]) => Tunables) | un
 }
 
 const f3 = (n: number) => n.toFixed(3);
-const systems: Array<{ name: string; ranker: Ranker; tune?: (train: DevQuery[]) => Tunables }> = [
+const systems: Array<{
+  name: string;
+  ranker: Ranker;
+  tune?: (train: DevQuery[]) => Tunables;
+  fixed?: boolean;
+}> = [
   { name: 'plain BM25', ranker: plainBm25() },
   { name: 'today (fixed constants)', ranker: ours },
   { name: 'today + blend fitted on folds', ranker: ours, tune: fitBlend },
   { name: 'today + BM25 field boosts fitted on folds', ranker: ours, tune: fitBoosts },
   // Direction 3 of issue 22: simpler, less dev-specific variants (fixed, nothing fitted).
-  { name: 'simpler: no focus term', ranker: ours, tune: () => ({ focusWeight: 0 }) },
+  { name: 'simpler: no focus term', ranker: ours, tune: () => ({ focusWeight: 0 }), fixed: true },
   {
     name: 'simpler: even field weights (coverage, vectors)',
     ranker: rankerOn(indexWithFieldWeights(EVEN_FIELDS)),
@@ -350,6 +360,7 @@ const systems: Array<{ name: string; ranker: Ranker; tune?: (train: DevQuery[]) 
     name: 'simpler: blend 0.5 / 0.5 / 0.3, no focus',
     ranker: ours,
     tune: () => ({ lexicalWeight: 0.5, softWeight: 0.5, meaningWeight: 0.3, focusWeight: 0 }),
+    fixed: true,
   },
   {
     name: 'BM25F, field weights as FIELD_WEIGHTS, b 0.75, k1 1.2',
@@ -397,7 +408,7 @@ for (const s of systems) {
   console.log(
     `  extra queries  nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
   );
-  if (s.tune) console.log(`  fitted on all dev: ${JSON.stringify(ex.tuning)}`);
+  if (s.tune && !s.fixed) console.log(`  fitted on all dev: ${JSON.stringify(ex.tuning)}`);
 }
 
 // ---- No-answer detection: the shipped strength against a small classifier, same folds, ≤ 5 % false flags.
@@ -428,8 +439,12 @@ const exampleOf = (q: DevQuery): Example => ({ features: featuresOf(q), noAnswer
 type Detector = (train: Example[]) => (f: NoAnswerFeatures) => number;
 const NO_ANSWER_MAX_FALSE = 0.05;
 
-function detectorCV(detector: Detector, folds: (queries: DevQuery[]) => DevQuery[][]) {
-  const parts = folds(devQueries);
+function detectorCV(
+  detector: Detector,
+  folds: (queries: DevQuery[]) => DevQuery[][],
+  queries: DevQuery[] = devQueries,
+) {
+  const parts = folds(queries);
   const out = { noAnswer: 0, noAnswerTotal: 0, answerable: 0, answerableTotal: 0 };
   parts.forEach((test, f) => {
     const train = parts
@@ -493,6 +508,14 @@ const detectors: Array<{ name: string; detector: Detector }> = [
     name: `logistic regression, all ${FEATURE_NAMES.length} features, L2 ${lambda}`,
     detector: logistic(FEATURE_NAMES, lambda),
   })),
+  {
+    name: 'logistic regression, strength + unknown share, L2 1',
+    detector: logistic(['strength', 'unknown'], 1),
+  },
+  {
+    name: 'logistic regression, relevance + coverage + unknown share, L2 1',
+    detector: logistic(['relevance', 'coverage', 'unknown'], 1),
+  },
 ];
 console.log(
   `\nno-answer detectors (threshold chosen on the training folds at ≤ ${NO_ANSWER_MAX_FALSE * 100} % answerable flagged; held-out counts)`,
@@ -503,8 +526,12 @@ for (const d of detectors) {
     return `${split.name.trim()} ${r.noAnswer}/${r.noAnswerTotal} (false ${r.answerable}/${r.answerableTotal})`;
   });
   const ex = detectorExtra(d.detector);
+  // Pooled: dev and extra queries together, 5 folds by id (15 no-answer queries instead of 5, so the
+  // classifier has more than four examples of "nothing fits" to learn from; the extra queries are then
+  // no longer untouched, so this is printed apart).
+  const pooled = detectorCV(d.detector, idFolds, [...devQueries, ...extraQueries]);
   console.log(
-    `  ${d.name}: ${parts.join(', ')}; extra ${ex.noAnswer}/${extraQueries.length - extraAnswerable} (false ${ex.answerable}/${extraAnswerable})`,
+    `  ${d.name}: ${parts.join(', ')}; extra ${ex.noAnswer}/${extraQueries.length - extraAnswerable} (false ${ex.answerable}/${extraAnswerable}); pooled dev+extra CV ${pooled.noAnswer}/${pooled.noAnswerTotal} (false ${pooled.answerable}/${pooled.answerableTotal})`,
   );
 }
 
@@ -538,6 +565,16 @@ const stressConfigs: Array<{ name: string; ranker: (c: CatalogueEndpoint[]) => R
     { name: 'plain BM25', ranker: (c) => plainBm25(c) },
     { name: 'today', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)) },
     { name: 'no focus', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)), tuning: { focusWeight: 0 } },
+    {
+      name: 'blend fitted on dev',
+      ranker: (c) => rankerOn(buildSearchIndex(c, vectors)),
+      tuning: { lexicalWeight: 0.3375, softWeight: 0.45 },
+    },
+    {
+      name: 'meaning floor 0.25',
+      ranker: (c) => rankerOn(buildSearchIndex(c, vectors)),
+      tuning: { meaningFloor: 0.25 },
+    },
     { name: 'even field weights', ranker: (c) => rankerOn(indexWithFieldWeights(EVEN_FIELDS, c)) },
     { name: 'BM25F even', ranker: (c) => rankerOn(indexWithBm25f({ weights: EVEN5, b: B75, k1: 1.2 }, c)) },
   ];
@@ -553,5 +590,61 @@ if (!process.argv.includes('--no-stress')) {
       );
     });
     console.log(`  ${c.name.padEnd(20)} ${cells.join('   ')}`);
+  }
+}
+
+// ---- FIELD_WEIGHTS (field importance in coverage and mean vectors) fitted on folds (`--fit-fields`,
+// slow: every candidate rebuilds the index).
+function fitFieldWeights(train: DevQuery[]): Partial<typeof FIELD_WEIGHTS> {
+  let best: Partial<typeof FIELD_WEIGHTS> = {};
+  let bestScore = metricsOf(rankerOn(indexWithFieldWeights(best)), train).ndcg;
+  for (const field of Object.keys(FIELD_WEIGHTS) as Array<keyof typeof FIELD_WEIGHTS>) {
+    for (const factor of [0.5, 2]) {
+      const candidate = { ...best, [field]: FIELD_WEIGHTS[field] * factor };
+      const score = metricsOf(rankerOn(indexWithFieldWeights(candidate)), train).ndcg;
+      if (score > bestScore + 1e-4) {
+        best = candidate;
+        bestScore = score;
+      }
+    }
+  }
+  return best;
+}
+if (process.argv.includes('--fit-fields')) {
+  console.log('\ntoday + FIELD_WEIGHTS fitted on folds (one coordinate pass, factors 0.5 / 2)');
+  for (const split of SPLITS) {
+    const parts = split.folds(devQueries);
+    const sums = { ndcg: 0, recall: 0, mrr: 0, n: 0 };
+    const fitted: string[] = [];
+    parts.forEach((test, f) => {
+      const train = parts.filter((_, g) => g !== f).flat();
+      const weights = fitFieldWeights(train);
+      fitted.push(JSON.stringify(weights));
+      const m = metricsOf(rankerOn(indexWithFieldWeights(weights)), test);
+      sums.ndcg += m.ndcg * m.n;
+      sums.recall += m.recall * m.n;
+      sums.mrr += m.mrr * m.n;
+      sums.n += m.n;
+    });
+    console.log(
+      `  ${split.name}nDCG@10 ${f3(sums.ndcg / sums.n)}  recall@10 ${f3(sums.recall / sums.n)}  MRR ${f3(sums.mrr / sums.n)}  fitted ${fitted.join(' ')}`,
+    );
+  }
+  const all = fitFieldWeights(devQueries);
+  const m = metricsOf(rankerOn(indexWithFieldWeights(all)), extraQueries);
+  console.log(
+    `  extra queries  nDCG@10 ${f3(m.ndcg)}  recall@10 ${f3(m.recall)}  MRR ${f3(m.mrr)}  fitted on all dev ${JSON.stringify(all)}`,
+  );
+}
+
+if (verbose) {
+  const model = fitLogistic(devQueries.map(exampleOf), ['strength', 'unknown'], 1);
+  console.log(`\nlogistic regression strength + unknown share, fitted on all dev: ${JSON.stringify(model)}`);
+  console.log('today, nDCG@10 per held-out category (fixed constants):');
+  for (const part of categoryFolds(devQueries)) {
+    const m = metricsOf(ours, part);
+    console.log(
+      `  ${mainCategory(part.find(answerable) as DevQuery).padEnd(18)} ${f3(m.ndcg)} (${m.n} queries)`,
+    );
   }
 }
