@@ -648,3 +648,66 @@ if (verbose) {
     );
   }
 }
+
+// ---- How much does tuning on one part of the catalogue buy on another? (`--fit-all`, slow): coordinate
+// ascent over most QUERY_TUNING constants on the training folds; prints the gain on the training folds
+// (what tuning on the dev set reports) beside the gain on the held-out fold (what it carries).
+const FIT_ALL = [
+  'lexicalWeight',
+  'softWeight',
+  'meaningWeight',
+  'focusWeight',
+  'meaningFloor',
+  'meaningCeil',
+  'softMinSimilarity',
+  'softScale',
+  'softPower',
+  'lexicalCoveragePower',
+  'unknownWordWeight',
+] as const;
+function fitAll(train: DevQuery[]): Tunables {
+  let best: Tunables = {};
+  let bestScore = withTuning(best, () => metricsOf(ours, train).ndcg);
+  for (const name of FIT_ALL) {
+    for (const factor of [0.5, 0.75, 1.33, 2]) {
+      const candidate = { ...best, [name]: DEFAULTS[name] * factor };
+      const score = withTuning(candidate, () => metricsOf(ours, train).ndcg);
+      if (score > bestScore + 1e-4) {
+        best = candidate;
+        bestScore = score;
+      }
+    }
+  }
+  return best;
+}
+if (process.argv.includes('--fit-all')) {
+  console.log(
+    '\ntoday + 11 constants fitted on folds: nDCG@10 gain over today on training folds vs held-out fold',
+  );
+  for (const split of SPLITS) {
+    const parts = split.folds(devQueries);
+    const rows: string[] = [];
+    let heldSum = 0;
+    let heldN = 0;
+    parts.forEach((test, f) => {
+      const train = parts.filter((_, g) => g !== f).flat();
+      const tuning = fitAll(train);
+      const base = { train: metricsOf(ours, train).ndcg, test: metricsOf(ours, test) };
+      const fitted = withTuning(tuning, () => ({
+        train: metricsOf(ours, train).ndcg,
+        test: metricsOf(ours, test),
+      }));
+      heldSum += fitted.test.ndcg * fitted.test.n;
+      heldN += fitted.test.n;
+      rows.push(
+        `fold ${f}: train ${f3(fitted.train - base.train)} held-out ${f3(fitted.test.ndcg - base.test.ndcg)}`,
+      );
+    });
+    console.log(`  ${split.name}held-out nDCG@10 ${f3(heldSum / heldN)}; ${rows.join('; ')}`);
+  }
+  const all = fitAll(devQueries);
+  const m = withTuning(all, () => metricsOf(ours, extraQueries));
+  console.log(
+    `  extra queries  nDCG@10 ${f3(m.ndcg)}  recall@10 ${f3(m.recall)}  MRR ${f3(m.mrr)}  fitted on all dev ${JSON.stringify(all)}`,
+  );
+}
