@@ -1,8 +1,13 @@
 // npm run eval:discovery — ranking quality measured so that it says something about catalogues nobody
 // here has seen: k-fold cross-validation over the dev queries (whatever is tuned is tuned on k-1 folds
-// and scored on the fold left out; only held-out figures are printed), plus the extra labelled queries
-// of bench/discovery-extra-queries.json (written before any result was looked at, never tuned on).
-// Also calibrates and checks the no-answer flag (`meta.match_quality`) under the same protocol.
+// and scored on the fold left out; only held-out figures are printed), twice — folds by query id, and
+// leave-one-category-out (tuned on queries about four provider categories, scored on the fifth) — plus
+// the extra labelled queries of bench/discovery-extra-queries.json (written before any result was looked
+// at, never tuned on). Also calibrates and checks the no-answer flag (`meta.match_quality`) under the same
+// protocol, compares no-answer detectors (single features, logistic regression trained on folds), and
+// ranks fixed configurations on the dev catalogue written differently (stress table).
+// Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
+// --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable queries the shipped rule may flag).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
@@ -11,13 +16,22 @@ import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/m
 import { QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
 import {
   buildSearchIndex,
+  FIELD_WEIGHTS,
   LEXICAL_BOOSTS,
   type SearchIndex,
 } from '../src/modules/discovery/ranking/search-index.js';
 import { type CatalogueEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
+import { type Bm25fOptions, useBm25f } from './discovery-bm25f.js';
 import { devFilters, loadDevSet, toCatalogueEndpoints } from './discovery-devset.js';
 import { type DevQuery, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
+import {
+  type Example,
+  FEATURE_NAMES,
+  fitLogistic,
+  type NoAnswerFeatures,
+  noAnswerScore,
+} from './discovery-noanswer.js';
 
 const K = 5;
 const verbose = process.argv.includes('-v');
@@ -27,7 +41,8 @@ const extraQueries = JSON.parse(
   readFileSync(path.join(import.meta.dirname, 'discovery-extra-queries.json'), 'utf8'),
 ) as DevQuery[];
 const endpoints = toCatalogueEndpoints(providers);
-const index = buildSearchIndex(endpoints, loadWordVectors());
+const vectors = loadWordVectors();
+const index = buildSearchIndex(endpoints, vectors);
 const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;
 const answerable = (q: DevQuery) => Object.keys(q.relevant).length > 0;
 
@@ -62,12 +77,36 @@ const allowedFor = (q: DevQuery) => {
 };
 
 /** Today's ranking (the service's pure ranking functions) with the current QUERY_TUNING. */
-const ours: Ranker = (q) => {
-  const hits = scoreQuery(index, q.query, allowedFor(q));
-  const top = hits[0];
-  const strength = top ? strengthOf(index, q.query, top.index, top.relevance) : 0;
-  return { ranked: hits.map((h) => keyOf(h.index)), strength };
-};
+const rankerOn =
+  (ix: SearchIndex): Ranker =>
+  (q) => {
+    const hits = scoreQuery(ix, q.query, allowedFor(q));
+    const top = hits[0];
+    const strength = top ? strengthOf(ix, q.query, top.index, top.relevance) : 0;
+    return { ranked: hits.map((h) => keyOf(h.index)), strength };
+  };
+const ours = rankerOn(index);
+
+/** An index built with other field weights (they shape soft coverage and the mean vectors). */
+function indexWithFieldWeights(weights: Partial<typeof FIELD_WEIGHTS>, catalogue = endpoints): SearchIndex {
+  const saved = { ...FIELD_WEIGHTS };
+  Object.assign(FIELD_WEIGHTS, weights);
+  try {
+    return buildSearchIndex(catalogue, vectors);
+  } finally {
+    Object.assign(FIELD_WEIGHTS, saved);
+  }
+}
+
+/** An index whose lexical part is BM25F (bench/discovery-bm25f.ts) instead of MiniSearch's per-field BM25. */
+function indexWithBm25f(options: Bm25fOptions, catalogue = endpoints): SearchIndex {
+  const ix = buildSearchIndex(catalogue, vectors);
+  useBm25f(ix, options);
+  return ix;
+}
+const EVEN5 = { description: 1, tags: 1, slug: 1, name: 1, provider: 1 };
+const B75 = { description: 0.75, tags: 0.75, slug: 0.75, name: 0.75, provider: 0.75 };
+const EVEN_FIELDS = { ...EVEN5, category: 1, params: 1 };
 
 /** The score behind `meta.match_quality` (see match-quality.ts). */
 function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: number): number {
@@ -79,10 +118,10 @@ function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: numb
 }
 
 /** Plain BM25 over each endpoint's texts (one field, lowercase words, no stemming): the reference. */
-function plainBm25(): Ranker {
+function plainBm25(catalogue = endpoints): Ranker {
   const mini = new MiniSearch<{ id: number; text: string }>({ fields: ['text'] });
   mini.addAll(
-    endpoints.map((e, id) => ({
+    catalogue.map((e, id) => ({
       id,
       text: [
         e.slug,
@@ -103,10 +142,43 @@ function plainBm25(): Ranker {
   };
 }
 
-const folds = (queries: DevQuery[]) => {
-  const sorted = [...queries].sort((a, b) => a.id.localeCompare(b.id));
+const byId = (queries: DevQuery[]) => [...queries].sort((a, b) => a.id.localeCompare(b.id));
+
+/** Folds by query id (i mod K): every fold mixes all parts of the catalogue. */
+const idFolds = (queries: DevQuery[]) => {
+  const sorted = byId(queries);
   return Array.from({ length: K }, (_, f) => sorted.filter((_, i) => i % K === f));
 };
+
+/** Provider category of the endpoints a query is about (the one holding most of its label gain). */
+const categoryOf = new Map(endpoints.map((e) => [`${e.providerId}/${e.slug}`, e.category]));
+function mainCategory(q: DevQuery): string {
+  const gain = new Map<string, number>();
+  for (const [key, grade] of Object.entries(q.relevant)) {
+    const c = categoryOf.get(key) ?? '?';
+    gain.set(c, (gain.get(c) ?? 0) + 2 ** grade - 1);
+  }
+  return [...gain].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? '?';
+}
+
+/**
+ * Leave-one-category-out: fold f holds the answerable queries about provider category f (the dev
+ * catalogue has five), so whatever is tuned is tuned on queries about the other four categories and
+ * judged on a part of the catalogue (providers, wording, vocabulary) it never saw — closer to an unseen
+ * catalogue than folds by id. The no-answer queries are spread one per fold by id.
+ */
+const categoryFolds = (queries: DevQuery[]) => {
+  const cats = [...new Set(queries.filter(answerable).map(mainCategory))].sort();
+  const none = byId(queries.filter((q) => !answerable(q)));
+  return cats.map((c, f) => [
+    ...byId(queries.filter((q) => answerable(q) && mainCategory(q) === c)),
+    ...none.filter((_, i) => i % cats.length === f),
+  ]);
+};
+const SPLITS = [
+  { name: 'CV by id       ', folds: idFolds },
+  { name: 'CV by category ', folds: categoryFolds },
+] as const;
 
 /** QUERY_TUNING values by name, BM25 field boosts as `lex.<field>`. */
 type Tunables = Partial<Record<keyof typeof QUERY_TUNING | `lex.${keyof typeof LEXICAL_BOOSTS}`, number>>;
@@ -201,7 +273,11 @@ interface HeldOut {
   thresholds: number[];
 }
 
-function crossValidate(ranker: Ranker, tune: ((train: DevQuery[]) => Tunables) | undefined): HeldOut {
+function crossValidate(
+  ranker: Ranker,
+  tune: ((train: DevQuery[]) => Tunables) | undefined,
+  folds: (queries: DevQuery[]) => DevQuery[][],
+): HeldOut {
   const parts = folds(devQueries);
   const sums = { ndcg: 0, recall: 0, mrr: 0, n: 0 };
   const flags = { noAnswer: 0, noAnswerTotal: 0, answerable: 0, answerableTotal: 0 };
@@ -264,11 +340,42 @@ function extraCheck(ranker: Ranker, tune: ((train: DevQuery[]) => Tunables) | un
 }
 
 const f3 = (n: number) => n.toFixed(3);
-const systems: Array<{ name: string; ranker: Ranker; tune?: (train: DevQuery[]) => Tunables }> = [
+const systems: Array<{
+  name: string;
+  ranker: Ranker;
+  tune?: (train: DevQuery[]) => Tunables;
+  fixed?: boolean;
+}> = [
   { name: 'plain BM25', ranker: plainBm25() },
   { name: 'today (fixed constants)', ranker: ours },
   { name: 'today + blend fitted on folds', ranker: ours, tune: fitBlend },
   { name: 'today + BM25 field boosts fitted on folds', ranker: ours, tune: fitBoosts },
+  // Direction 3 of issue 22: simpler, less dev-specific variants (fixed, nothing fitted).
+  { name: 'simpler: no focus term', ranker: ours, tune: () => ({ focusWeight: 0 }), fixed: true },
+  {
+    name: 'simpler: even field weights (coverage, vectors)',
+    ranker: rankerOn(indexWithFieldWeights(EVEN_FIELDS)),
+  },
+  {
+    name: 'simpler: blend 0.5 / 0.5 / 0.3, no focus',
+    ranker: ours,
+    tune: () => ({ lexicalWeight: 0.5, softWeight: 0.5, meaningWeight: 0.3, focusWeight: 0 }),
+    fixed: true,
+  },
+  {
+    name: 'BM25F, field weights as FIELD_WEIGHTS, b 0.75, k1 1.2',
+    ranker: rankerOn(
+      indexWithBm25f({
+        weights: { description: 1, tags: 1.6, slug: 1.4, name: 0.6, provider: 0.5 },
+        b: B75,
+        k1: 1.2,
+      }),
+    ),
+  },
+  {
+    name: 'BM25F, even field weights, b 0.75, k1 1.2',
+    ranker: rankerOn(indexWithBm25f({ weights: EVEN5, b: B75, k1: 1.2 })),
+  },
 ];
 
 const extraAnswerable = extraQueries.filter(answerable).length;
@@ -279,25 +386,328 @@ console.log(
   `extra: ${extraQueries.length} queries (${extraAnswerable} answerable), tuned and calibrated on all dev, never on these`,
 );
 for (const s of systems) {
-  const cv = crossValidate(s.ranker, s.tune);
-  const ex = extraCheck(s.ranker, s.tune);
-  const m = cv.metrics;
-  const fl = cv.flags;
-  const flagText =
-    s.name === 'plain BM25'
-      ? 'no-answer flags: n/a (unbounded scores)'
-      : `no-answer flagged ${fl.noAnswer}/${fl.noAnswerTotal}, answerable flagged ${fl.answerable}/${fl.answerableTotal}` +
-        ` (thresholds ${cv.thresholds.map(f3).join(' ')})`;
   console.log(`\n${s.name}`);
-  console.log(
-    `  CV held-out   nDCG@10 ${f3(m.ndcg)}  recall@10 ${f3(m.recall)}  MRR ${f3(m.mrr)}  ${flagText}`,
-  );
+  for (const split of SPLITS) {
+    const cv = crossValidate(s.ranker, s.tune, split.folds);
+    const m = cv.metrics;
+    const fl = cv.flags;
+    const flagText =
+      s.name === 'plain BM25'
+        ? 'no-answer flags: n/a (unbounded scores)'
+        : `no-answer flagged ${fl.noAnswer}/${fl.noAnswerTotal}, answerable flagged ${fl.answerable}/${fl.answerableTotal}` +
+          ` (thresholds ${cv.thresholds.map(f3).join(' ')})`;
+    console.log(
+      `  ${split.name}nDCG@10 ${f3(m.ndcg)}  recall@10 ${f3(m.recall)}  MRR ${f3(m.mrr)}  ${flagText}`,
+    );
+  }
+  const ex = extraCheck(s.ranker, s.tune);
   const exFlags =
     s.name === 'plain BM25'
       ? ''
       : `  no-answer flagged ${ex.noAnswer}/${extraQueries.length - extraAnswerable}, answerable flagged ${ex.falseFlags}/${extraAnswerable} (threshold ${f3(ex.threshold)})`;
   console.log(
-    `  extra queries nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
+    `  extra queries  nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
   );
-  if (s.tune) console.log(`  fitted on all dev: ${JSON.stringify(ex.tuning)}`);
+  if (s.tune && !s.fixed) console.log(`  fitted on all dev: ${JSON.stringify(ex.tuning)}`);
+}
+
+// ---- No-answer detection: the shipped strength against a small classifier, same folds, ≤ 5 % false flags.
+const featureMemo = new Map<string, NoAnswerFeatures>();
+function featuresOf(q: DevQuery): NoAnswerFeatures {
+  const key = `${q.query}\u0000${JSON.stringify(q.filters ?? {})}`;
+  const memo = featureMemo.get(key);
+  if (memo) return memo;
+  const hits = scoreQuery(index, q.query, allowedFor(q));
+  const r1 = hits[0]?.relevance ?? 0;
+  const r2 = hits[1]?.relevance ?? 0;
+  const ev = hits[0] ? matchEvidence(index, q.query, hits[0].index) : undefined;
+  const f: NoAnswerFeatures = {
+    relevance: r1,
+    strength: ev ? matchStrength(r1, ev) : 0,
+    coverage: ev?.coverage ?? 0,
+    uncovered: ev?.uncovered ?? 1,
+    unknown: ev?.unknown ?? 1,
+    gap: r1 > 0 ? (r1 - r2) / r1 : 0,
+    meaning: ev?.meaning ?? 0,
+  };
+  featureMemo.set(key, f);
+  return f;
+}
+const exampleOf = (q: DevQuery): Example => ({ features: featuresOf(q), noAnswer: !answerable(q) });
+
+/** A detector trained on training queries: returns "looks answerable" in [0, 1] (flag when low). */
+type Detector = (train: Example[]) => (f: NoAnswerFeatures) => number;
+const NO_ANSWER_MAX_FALSE = 0.05;
+
+function detectorCV(
+  detector: Detector,
+  folds: (queries: DevQuery[]) => DevQuery[][],
+  queries: DevQuery[] = devQueries,
+) {
+  const parts = folds(queries);
+  const out = { noAnswer: 0, noAnswerTotal: 0, answerable: 0, answerableTotal: 0 };
+  parts.forEach((test, f) => {
+    const train = parts
+      .filter((_, g) => g !== f)
+      .flat()
+      .map(exampleOf);
+    const score = detector(train);
+    const threshold = calibrate(
+      train.map((e) => ({ strength: score(e.features), answerable: !e.noAnswer })),
+      NO_ANSWER_MAX_FALSE,
+    );
+    for (const q of test) {
+      const flagged = score(featuresOf(q)) < threshold;
+      if (answerable(q)) {
+        out.answerableTotal++;
+        if (flagged) out.answerable++;
+      } else {
+        out.noAnswerTotal++;
+        if (flagged) out.noAnswer++;
+        if (verbose) console.log(`  ${q.id} ${flagged ? 'flagged' : 'missed '} ${q.query}`);
+      }
+    }
+  });
+  return out;
+}
+
+function detectorExtra(detector: Detector) {
+  const score = detector(devQueries.map(exampleOf));
+  const threshold = calibrate(
+    devQueries.map((q) => ({ strength: score(featuresOf(q)), answerable: answerable(q) })),
+    NO_ANSWER_MAX_FALSE,
+  );
+  const out = { noAnswer: 0, answerable: 0 };
+  for (const q of extraQueries) {
+    if (score(featuresOf(q)) >= threshold) continue;
+    if (answerable(q)) out.answerable++;
+    else out.noAnswer++;
+  }
+  return out;
+}
+
+const single =
+  (name: keyof NoAnswerFeatures, higherIsAnswer = true): Detector =>
+  () =>
+  (f) =>
+    higherIsAnswer ? f[name] : 1 - f[name];
+const logistic =
+  (names: Array<keyof NoAnswerFeatures>, lambda: number): Detector =>
+  (train) => {
+    const model = fitLogistic(train, names, lambda);
+    return (f) => 1 - noAnswerScore(model, f);
+  };
+const detectors: Array<{ name: string; detector: Detector }> = [
+  { name: 'shipped match_strength √(relevance × coverage)', detector: single('strength') },
+  { name: 'top relevance alone', detector: single('relevance') },
+  { name: 'coverage alone', detector: single('coverage') },
+  { name: 'share of unknown query words', detector: single('unknown', false) },
+  { name: 'gap 1st-2nd', detector: single('gap') },
+  { name: 'meaning cosine', detector: single('meaning') },
+  ...[0.1, 1, 10].map((lambda) => ({
+    name: `logistic regression, all ${FEATURE_NAMES.length} features, L2 ${lambda}`,
+    detector: logistic(FEATURE_NAMES, lambda),
+  })),
+  {
+    name: 'logistic regression, strength + unknown share, L2 1',
+    detector: logistic(['strength', 'unknown'], 1),
+  },
+  {
+    name: 'logistic regression, relevance + coverage + unknown share, L2 1',
+    detector: logistic(['relevance', 'coverage', 'unknown'], 1),
+  },
+];
+console.log(
+  `\nno-answer detectors (threshold chosen on the training folds at ≤ ${NO_ANSWER_MAX_FALSE * 100} % answerable flagged; held-out counts)`,
+);
+for (const d of detectors) {
+  const parts = SPLITS.map((split) => {
+    const r = detectorCV(d.detector, split.folds);
+    return `${split.name.trim()} ${r.noAnswer}/${r.noAnswerTotal} (false ${r.answerable}/${r.answerableTotal})`;
+  });
+  const ex = detectorExtra(d.detector);
+  // Pooled: dev and extra queries together, 5 folds by id (15 no-answer queries instead of 5, so the
+  // classifier has more than four examples of "nothing fits" to learn from; the extra queries are then
+  // no longer untouched, so this is printed apart).
+  const pooled = detectorCV(d.detector, idFolds, [...devQueries, ...extraQueries]);
+  console.log(
+    `  ${d.name}: ${parts.join(', ')}; extra ${ex.noAnswer}/${extraQueries.length - extraAnswerable} (false ${ex.answerable}/${extraAnswerable}); pooled dev+extra CV ${pooled.noAnswer}/${pooled.noAnswerTotal} (false ${pooled.answerable}/${pooled.answerableTotal})`,
+  );
+}
+
+// ---- Stress: the same fixed configurations on the dev catalogue written differently (labels unchanged:
+// what each endpoint does is the same). A catalogue we have not seen may tag less, name its endpoints
+// opaquely or describe its providers in a word; constants fitted to how this catalogue is written lose
+// the most there. Nothing is tuned on these; they rank configurations, they are not a held-out figure.
+const perturbations: Array<{ name: string; catalogue: CatalogueEndpoint[] }> = [
+  { name: 'as written', catalogue: endpoints },
+  { name: 'no endpoint tags', catalogue: endpoints.map((e) => ({ ...e, tags: [] })) },
+  { name: 'opaque slugs', catalogue: endpoints.map((e, i) => ({ ...e, slug: `op${i}` })) },
+  {
+    name: 'provider text = category only',
+    catalogue: endpoints.map((e) => ({ ...e, providerDescription: '', providerTags: [], providerName: 'p' })),
+  },
+  {
+    name: 'description only',
+    catalogue: endpoints.map((e, i) => ({
+      ...e,
+      tags: [],
+      slug: `op${i}`,
+      providerDescription: '',
+      providerTags: [],
+      providerName: 'p',
+      parameters: {},
+    })),
+  },
+];
+const stressConfigs: Array<{ name: string; ranker: (c: CatalogueEndpoint[]) => Ranker; tuning?: Tunables }> =
+  [
+    { name: 'plain BM25', ranker: (c) => plainBm25(c) },
+    { name: 'today', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)) },
+    { name: 'no focus', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)), tuning: { focusWeight: 0 } },
+    {
+      name: 'blend fitted on dev',
+      ranker: (c) => rankerOn(buildSearchIndex(c, vectors)),
+      tuning: { lexicalWeight: 0.3375, softWeight: 0.45 },
+    },
+    {
+      name: 'meaning floor 0.25',
+      ranker: (c) => rankerOn(buildSearchIndex(c, vectors)),
+      tuning: { meaningFloor: 0.25 },
+    },
+    { name: 'even field weights', ranker: (c) => rankerOn(indexWithFieldWeights(EVEN_FIELDS, c)) },
+    { name: 'BM25F even', ranker: (c) => rankerOn(indexWithBm25f({ weights: EVEN5, b: B75, k1: 1.2 }, c)) },
+  ];
+if (!process.argv.includes('--no-stress')) {
+  console.log('\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | extra queries');
+  console.log(`  ${'configuration'.padEnd(20)} ${perturbations.map((p) => p.name).join(' | ')}`);
+  for (const c of stressConfigs) {
+    const cells = perturbations.map((p) => {
+      const ranker = c.ranker(p.catalogue);
+      return withTuning(
+        c.tuning ?? {},
+        () => `${f3(metricsOf(ranker, devQueries).ndcg)} | ${f3(metricsOf(ranker, extraQueries).ndcg)}`,
+      );
+    });
+    console.log(`  ${c.name.padEnd(20)} ${cells.join('   ')}`);
+  }
+}
+
+// ---- FIELD_WEIGHTS (field importance in coverage and mean vectors) fitted on folds (`--fit-fields`,
+// slow: every candidate rebuilds the index).
+function fitFieldWeights(train: DevQuery[]): Partial<typeof FIELD_WEIGHTS> {
+  let best: Partial<typeof FIELD_WEIGHTS> = {};
+  let bestScore = metricsOf(rankerOn(indexWithFieldWeights(best)), train).ndcg;
+  for (const field of Object.keys(FIELD_WEIGHTS) as Array<keyof typeof FIELD_WEIGHTS>) {
+    for (const factor of [0.5, 2]) {
+      const candidate = { ...best, [field]: FIELD_WEIGHTS[field] * factor };
+      const score = metricsOf(rankerOn(indexWithFieldWeights(candidate)), train).ndcg;
+      if (score > bestScore + 1e-4) {
+        best = candidate;
+        bestScore = score;
+      }
+    }
+  }
+  return best;
+}
+if (process.argv.includes('--fit-fields')) {
+  console.log('\ntoday + FIELD_WEIGHTS fitted on folds (one coordinate pass, factors 0.5 / 2)');
+  for (const split of SPLITS) {
+    const parts = split.folds(devQueries);
+    const sums = { ndcg: 0, recall: 0, mrr: 0, n: 0 };
+    const fitted: string[] = [];
+    parts.forEach((test, f) => {
+      const train = parts.filter((_, g) => g !== f).flat();
+      const weights = fitFieldWeights(train);
+      fitted.push(JSON.stringify(weights));
+      const m = metricsOf(rankerOn(indexWithFieldWeights(weights)), test);
+      sums.ndcg += m.ndcg * m.n;
+      sums.recall += m.recall * m.n;
+      sums.mrr += m.mrr * m.n;
+      sums.n += m.n;
+    });
+    console.log(
+      `  ${split.name}nDCG@10 ${f3(sums.ndcg / sums.n)}  recall@10 ${f3(sums.recall / sums.n)}  MRR ${f3(sums.mrr / sums.n)}  fitted ${fitted.join(' ')}`,
+    );
+  }
+  const all = fitFieldWeights(devQueries);
+  const m = metricsOf(rankerOn(indexWithFieldWeights(all)), extraQueries);
+  console.log(
+    `  extra queries  nDCG@10 ${f3(m.ndcg)}  recall@10 ${f3(m.recall)}  MRR ${f3(m.mrr)}  fitted on all dev ${JSON.stringify(all)}`,
+  );
+}
+
+if (verbose) {
+  const model = fitLogistic(devQueries.map(exampleOf), ['strength', 'unknown'], 1);
+  console.log(`\nlogistic regression strength + unknown share, fitted on all dev: ${JSON.stringify(model)}`);
+  console.log('today, nDCG@10 per held-out category (fixed constants):');
+  for (const part of categoryFolds(devQueries)) {
+    const m = metricsOf(ours, part);
+    console.log(
+      `  ${mainCategory(part.find(answerable) as DevQuery).padEnd(18)} ${f3(m.ndcg)} (${m.n} queries)`,
+    );
+  }
+}
+
+// ---- How much does tuning on one part of the catalogue buy on another? (`--fit-all`, slow): coordinate
+// ascent over most QUERY_TUNING constants on the training folds; prints the gain on the training folds
+// (what tuning on the dev set reports) beside the gain on the held-out fold (what it carries).
+const FIT_ALL = [
+  'lexicalWeight',
+  'softWeight',
+  'meaningWeight',
+  'focusWeight',
+  'meaningFloor',
+  'meaningCeil',
+  'softMinSimilarity',
+  'softScale',
+  'softPower',
+  'lexicalCoveragePower',
+  'unknownWordWeight',
+] as const;
+function fitAll(train: DevQuery[]): Tunables {
+  let best: Tunables = {};
+  let bestScore = withTuning(best, () => metricsOf(ours, train).ndcg);
+  for (const name of FIT_ALL) {
+    for (const factor of [0.5, 0.75, 1.33, 2]) {
+      const candidate = { ...best, [name]: DEFAULTS[name] * factor };
+      const score = withTuning(candidate, () => metricsOf(ours, train).ndcg);
+      if (score > bestScore + 1e-4) {
+        best = candidate;
+        bestScore = score;
+      }
+    }
+  }
+  return best;
+}
+if (process.argv.includes('--fit-all')) {
+  console.log(
+    '\ntoday + 11 constants fitted on folds: nDCG@10 gain over today on training folds vs held-out fold',
+  );
+  for (const split of SPLITS) {
+    const parts = split.folds(devQueries);
+    const rows: string[] = [];
+    let heldSum = 0;
+    let heldN = 0;
+    parts.forEach((test, f) => {
+      const train = parts.filter((_, g) => g !== f).flat();
+      const tuning = fitAll(train);
+      const base = { train: metricsOf(ours, train).ndcg, test: metricsOf(ours, test) };
+      const fitted = withTuning(tuning, () => ({
+        train: metricsOf(ours, train).ndcg,
+        test: metricsOf(ours, test),
+      }));
+      heldSum += fitted.test.ndcg * fitted.test.n;
+      heldN += fitted.test.n;
+      rows.push(
+        `fold ${f}: train ${f3(fitted.train - base.train)} held-out ${f3(fitted.test.ndcg - base.test.ndcg)}`,
+      );
+    });
+    console.log(`  ${split.name}held-out nDCG@10 ${f3(heldSum / heldN)}; ${rows.join('; ')}`);
+  }
+  const all = fitAll(devQueries);
+  const m = withTuning(all, () => metricsOf(ours, extraQueries));
+  console.log(
+    `  extra queries  nDCG@10 ${f3(m.ndcg)}  recall@10 ${f3(m.recall)}  MRR ${f3(m.mrr)}  fitted on all dev ${JSON.stringify(all)}`,
+  );
 }

@@ -15,6 +15,8 @@ export interface MatchEvidence {
   looseCoverage: number;
   /** Cosine of the asked words' mean vector with the endpoint's mean vector. */
   meaning: number;
+  /** Weight share of the asked words the catalogue does not contain at all (no endpoint has the stem). */
+  unknown: number;
 }
 
 function contains(entry: VocabEntry, doc: number): boolean {
@@ -36,7 +38,7 @@ export function matchEvidence(index: SearchIndex, query: string, doc: number): M
   const t = QUERY_TUNING;
   const asked = analyse(index, query);
   const values = valueWords(query);
-  const credits: Array<{ weight: number; credit: number; loose: number }> = [];
+  const credits: Array<{ weight: number; credit: number; loose: number; known: boolean }> = [];
   const dims = index.vectors.dims;
   const qv = new Float32Array(dims);
   for (const w of asked) {
@@ -58,17 +60,19 @@ export function matchEvidence(index: SearchIndex, query: string, doc: number): M
     }
     // An unmatched value (a place, a name, a number) or a fragment ("re" of "we're") is not an ask.
     if (credit === 0 && (values.has(w.word) || w.word.length <= 2)) continue;
-    credits.push({ weight: w.weight, credit, loose });
+    credits.push({ weight: w.weight, credit, loose, known: (exact?.docs.length ?? 0) > 0 });
     if (w.vector)
       for (let d = 0; d < dims; d++) qv[d] = (qv[d] as number) + w.weight * (w.vector[d] as number);
   }
   const total = credits.reduce((s, c) => s + c.weight, 0);
-  if (total <= 0) return { coverage: 0, uncovered: 1, looseCoverage: 0, meaning: 0 };
+  if (total <= 0) return { coverage: 0, uncovered: 1, looseCoverage: 0, meaning: 0, unknown: 1 };
   let covered = 0;
+  let unknown = 0;
   let looseCovered = 0;
   let uncovered = 0;
-  for (const { weight, credit, loose } of credits) {
+  for (const { weight, credit, loose, known } of credits) {
     covered += weight * credit;
+    if (!known) unknown += weight;
     looseCovered += weight * loose;
     uncovered = Math.max(uncovered, (weight * (1 - credit)) / total);
   }
@@ -79,7 +83,13 @@ export function matchEvidence(index: SearchIndex, query: string, doc: number): M
     norm += (qv[d] as number) ** 2;
   }
   const meaning = norm > 0 ? dot / Math.sqrt(norm) : 0;
-  return { coverage: covered / total, uncovered, looseCoverage: looseCovered / total, meaning };
+  return {
+    coverage: covered / total,
+    uncovered,
+    looseCoverage: looseCovered / total,
+    meaning,
+    unknown: unknown / total,
+  };
 }
 
 /**
