@@ -1,4 +1,5 @@
 // Admin sub-commands of the CLI. Each calls the same service function as the matching admin API route.
+import { type FieldError, fieldErrorsText } from './errors/field-errors.js';
 import type { AdminCommand } from './lib/admin-command.js';
 import { changeAccountStatus, createAccountWithKey } from './modules/auth/index.js';
 import { createCoupon } from './modules/billing/index.js';
@@ -6,6 +7,7 @@ import { providerAdminCommands } from './modules/catalog/index.js';
 import { creditAccountByAdmin, toLedgerTransaction } from './modules/ledger/index.js';
 import { mailAdminCommands } from './modules/notifications/index.js';
 import { payoutAdminCommands } from './modules/payouts/index.js';
+import { listingAdminCommands } from './modules/providers/index.js';
 
 export type { AdminCommand } from './lib/admin-command.js';
 
@@ -116,6 +118,7 @@ export const adminCommands: AdminCommand[] = [
     }),
   },
   ...providerAdminCommands,
+  ...listingAdminCommands,
   ...mailAdminCommands,
   ...payoutAdminCommands,
 ];
@@ -164,10 +167,8 @@ export async function runOverApi(
     throw new Error(`${url} answered ${res.status}: ${text.slice(0, 200)}`);
   }
   if (!res.ok) {
-    const errors = json.error?.details?.errors as { path: string; message: string }[] | undefined;
-    const detail = errors?.length
-      ? errors.map((e) => `${e.path || 'body'} ${e.message}`).join('; ')
-      : undefined;
+    const errors = json.error?.details?.errors as FieldError[] | undefined;
+    const detail = errors?.length ? fieldErrorsText(errors) : undefined;
     throw new Error(
       `${json.error?.code ?? res.status}: ${detail ?? json.error?.message ?? text.slice(0, 200)}`,
     );

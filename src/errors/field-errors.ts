@@ -34,3 +34,8 @@ export function firstFieldError(errors: readonly FieldError[], whole = 'body'): 
   const first = errors[0];
   return first ? `${first.path || whole} ${first.message}` : undefined;
 }
+
+/** Every field error on one line, for a terminal: "limit must be <= 50; body.name is not allowed". */
+export function fieldErrorsText(errors: readonly FieldError[], whole = 'body'): string {
+  return errors.map((e) => `${e.path || whole} ${e.message}`).join('; ');
+}

@@ -98,6 +98,14 @@ it('talks to the running service, then to the database once the service is gone'
   expect(balance.status).toBe(200);
   expect(JSON.stringify(await balance.json())).toContain('2.5');
 
+  // The review queue (empty in devnet: listings go live at once); an unknown listing is the API's 404.
+  const queue = await cli('listings');
+  expect(queue.code, queue.stderr).toBe(0);
+  expect(JSON.parse(queue.stdout)).toEqual([]);
+  const unknown = await cli('approve-listing', '--provider', 'no-such-listing');
+  expect(unknown.code).toBe(1);
+  expect(unknown.stderr).toContain('SVC-EXE-001');
+
   const refused = await cli('mail-status');
   expect(refused.code).toBe(1);
   expect(refused.stderr).toMatch(/needs the database.*stop the service first/);
@@ -120,4 +128,7 @@ it('talks to the running service, then to the database once the service is gone'
   );
   expect(offline.code, offline.stderr).toBe(0);
   expect(JSON.parse(offline.stdout).balanceAfter).toBe('3500000');
+  const offlineQueue = await cli('listings');
+  expect(offlineQueue.code, offlineQueue.stderr).toBe(0);
+  expect(JSON.parse(offlineQueue.stdout)).toEqual([]);
 }, 300_000);

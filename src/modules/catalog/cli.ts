@@ -2,6 +2,7 @@
 // functions as the admin API and print the same shapes.
 import { readFileSync } from 'node:fs';
 import { AppError } from '../../errors/catalogue.js';
+import { type FieldError, fieldErrorsText } from '../../errors/field-errors.js';
 import type { AdminCommand } from '../../lib/admin-command.js';
 import { loadEndpointQuality } from './repo.js';
 import { createProvider, deleteProvider, replaceProvider } from './service.js';
@@ -31,11 +32,8 @@ async function explained<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    const errors =
-      err instanceof AppError ? (err.details.errors as { path: string; message: string }[]) : undefined;
-    if (err instanceof AppError && errors?.length) {
-      throw new Error(`${err.code}: ${errors.map((e) => `${e.path || 'body'} ${e.message}`).join('; ')}`);
-    }
+    const errors = err instanceof AppError ? (err.details.errors as FieldError[] | undefined) : undefined;
+    if (err instanceof AppError && errors?.length) throw new Error(`${err.code}: ${fieldErrorsText(errors)}`);
     if (err instanceof AppError) throw new Error(`${err.code}: ${err.message}`);
     throw err;
   }

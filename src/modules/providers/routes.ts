@@ -1,7 +1,6 @@
 // Self-service provider routes: /v1/provider/listings*, /v1/provider/payout-wallet for the owning
 // account, and the operator's review: GET /v1/admin/listings, POST /v1/admin/providers/:providerId/approve.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Executor } from '../../db/index.js';
 import { accountOf } from '../../http/caller.js';
 import { ErrorShapeA, envelope } from '../../http/envelope.js';
 import {
@@ -24,22 +23,15 @@ import {
   createListing,
   deleteListing,
   getListing,
-  type Listing,
   listingsAwaitingReview,
   listListings,
   payoutWalletOf,
   setPayoutWallet,
   updateListing,
 } from './service.js';
+import { listingView } from './views.js';
 
 const security: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
-
-async function listingView(ex: Executor, { provider, pending }: Listing) {
-  return {
-    ...(await loadAdminProviderView(ex, provider)),
-    pending_change: pending ? { requested_at: pending.requestedAt, listing: pending.input } : null,
-  };
-}
 
 export const providerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { deps } = app;
