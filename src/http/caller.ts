@@ -48,8 +48,3 @@ export function accountOf(request: FastifyRequest): AccountCaller {
   if (caller.status !== 'active') throw new AppError('SVC-AUTH-004');
   return caller;
 }
-
-/** preHandler form of accountOf. */
-export async function requireAccount(request: FastifyRequest) {
-  accountOf(request);
-}

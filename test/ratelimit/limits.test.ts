@@ -96,7 +96,14 @@ describe('limits per IP and per endpoint', () => {
     expect(await statuses(5, () => probe(t, ip))).toEqual([404, 404, 404, 404, 404]);
     expect((await probe(t, ip)).statusCode).toBe(429);
 
-    for (const url of ['/healthz', '/readyz', '/docs-json']) {
+    for (const url of [
+      '/healthz',
+      '/readyz',
+      '/docs-json',
+      '/docs',
+      '/docs/json',
+      '/docs/static/swagger-ui.css',
+    ]) {
       const res = await t.inject({ method: 'GET', url, ...ip });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['x-ratelimit-limit'], url).toBeUndefined();

@@ -19,7 +19,7 @@ export {
   verifyDeferredCaller,
   walletHeader,
 } from './caller.js';
-export { type AccountCaller, accountOf, makeRequireAdmin, requireAccount } from './guards.js';
+export { type AccountCaller, accountOf } from './guards.js';
 export { purgeSignInStateJob } from './jobs.js';
 export { type AuthRoutesOptions, authRoutes } from './routes.js';
 export { type AuthContext, type AuthRuntime, createAuthRuntime } from './runtime.js';

@@ -13,9 +13,8 @@ declare module 'fastify' {
 
 /**
  * Routes that are not counted (docs/ratelimit.md says why): those declaring `config.rateLimit: 'exempt'`
- * (src/http/route-policy.ts), the API docs (routes of the swagger plugin, matched on their pattern), and
- * operator traffic on `auth: 'admin'` routes with the valid admin token (a wrong token is counted per IP
- * like anyone else).
+ * (src/http/route-policy.ts; the API docs' routes are declared so in src/app.ts), and operator traffic
+ * on `auth: 'admin'` routes with the valid admin token (a wrong token is counted per IP like anyone else).
  */
 function isExempt(request: FastifyRequest, adminToken: string): boolean {
   const pattern = request.routeOptions.url;
@@ -23,7 +22,6 @@ function isExempt(request: FastifyRequest, adminToken: string): boolean {
   if (pattern === undefined) return false;
   const config = request.routeOptions.config;
   if (config?.rateLimit === 'exempt') return true;
-  if (pattern === '/docs' || pattern === '/docs-json' || pattern.startsWith('/docs/')) return true;
   return config?.auth === 'admin' && hasAdminToken(request, adminToken);
 }
 
