@@ -57,7 +57,11 @@ function readProcs(): Proc[] {
 }
 
 /** The CPU time used so far by each group: the service's process tree, the provider's, PostgreSQL, Redis, us. */
-export function cpuSnapshot(servicePid: number, providerPid = -1): CpuSnapshot {
+export function cpuSnapshot(
+  servicePid: number,
+  providerPid = -1,
+  ourPostgres: (pid: number) => boolean = () => true,
+): CpuSnapshot {
   const procs = readProcs();
   const children = new Map<number, number[]>();
   for (const p of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
@@ -82,7 +86,7 @@ export function cpuSnapshot(servicePid: number, providerPid = -1): CpuSnapshot {
         ? 'provider'
         : p.pid === process.pid
           ? 'load generator'
-          : p.comm === 'postgres'
+          : p.comm === 'postgres' && ourPostgres(p.pid)
             ? 'postgres'
             : p.comm.startsWith('redis-server')
               ? 'redis'
@@ -128,11 +132,16 @@ export function cpuPerCall(
  * Polls snapshots while a phase runs, so that processes which start and exit inside it (pgbench's
  * PostgreSQL backends) are counted up to their last reading. `stop()` gives the CPU used in the phase.
  */
-export function trackCpu(servicePid: number, providerPid = -1, everyMs = 200) {
-  const first = cpuSnapshot(servicePid, providerPid);
+export function trackCpu(
+  servicePid: number,
+  providerPid = -1,
+  ourPostgres: (pid: number) => boolean = () => true,
+  everyMs = 200,
+) {
+  const first = cpuSnapshot(servicePid, providerPid, ourPostgres);
   const last: CpuSnapshot = { procs: new Map(first.procs) };
   const poll = () => {
-    for (const [pid, p] of cpuSnapshot(servicePid, providerPid).procs) last.procs.set(pid, p);
+    for (const [pid, p] of cpuSnapshot(servicePid, providerPid, ourPostgres).procs) last.procs.set(pid, p);
   };
   const timer = setInterval(poll, everyMs);
   return {

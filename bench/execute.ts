@@ -167,7 +167,8 @@ function startService(setting: Setting) {
     SVC_SAMPLE_PROVIDERS: 'off',
     SVC_RATE_LIMIT_MULTIPLIER: '1000000',
     LOG_LEVEL: setting.logLevel,
-    DATABASE_URL,
+    // Named, so that the CPU of its PostgreSQL backends can be told from other sessions' (ourPostgres).
+    DATABASE_URL: withAppName(DATABASE_URL),
     SVC_TEST_SCHEMA: schema,
     SVC_WORKERS: String(setting.workers),
     BENCH_OUT: outDir,
@@ -245,11 +246,40 @@ SELECT 'txn_pgb_' || md5(random()::text || clock_timestamp()::text), id, 'debit'
       String(Math.max(3, Math.round(SECONDS / 2))),
       DATABASE_URL,
     ],
-    { encoding: 'utf8' },
+    { encoding: 'utf8', env: { ...process.env, PGAPPNAME: APP_NAME } },
   );
   const tps = /tps = ([\d.]+)/.exec(out);
   const processed = /transactions actually processed: (\d+)/.exec(out);
   return { tps: tps ? Number(tps[1]) : Number.NaN, transactions: processed ? Number(processed[1]) : 0 };
+}
+
+/** application_name of the service's and pgbench's connections. */
+const APP_NAME = 'svc-bench-execute';
+
+function withAppName(url: string) {
+  return `${url}${url.includes('?') ? '&' : '?'}application_name=${APP_NAME}`;
+}
+
+/**
+ * PostgreSQL processes whose CPU is ours: the backends of our connections (by application_name) and the
+ * server's own processes (WAL writer, checkpointer…, which work for every session, ours included). Other
+ * sessions' backends on this shared server are left out. Polled, so backends that come and go are seen.
+ */
+async function watchOurPostgres() {
+  const pids = new Set<number>();
+  const poll = async () => {
+    const { rows } = await dbClient.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE application_name = $1 OR backend_type <> 'client backend'`,
+      [APP_NAME],
+    );
+    for (const r of rows) pids.add(r.pid);
+  };
+  await poll();
+  const timer = setInterval(() => void poll().catch(() => {}), 200);
+  return {
+    has: (pid: number) => pids.has(pid),
+    stop: () => clearInterval(timer),
+  };
 }
 
 interface DbCounters {
@@ -444,9 +474,11 @@ async function measure(
     const m1 = await paid(1, false, Math.max(2, SECONDS / 2));
     process.kill(service.info.pid, 'SIGUSR2');
     const before = await dbCounters(dbClient);
-    const cpuTracker = trackCpu(service.info.pid, provider.pid);
+    const pg = await watchOurPostgres();
+    const cpuTracker = trackCpu(service.info.pid, provider.pid, pg.has);
     const m64 = await paid(64, false);
     const cpu = cpuTracker.stop();
+    pg.stop();
     const after = await dbCounters(dbClient);
     process.kill(service.info.pid, 'SIGUSR2');
     const h64 = await paid(64, true, Math.max(2, SECONDS / 2));
@@ -479,8 +511,11 @@ const median = (xs: number[]) => {
 
 /** This checkout ÷ the baseline, on the medians of the rounds of each. */
 function baselineSummary(results: Measured[]): string {
-  const of = (baseline: boolean) => results.filter((r) => (r.setting.root !== undefined) === baseline);
-  const [b, t] = [of(true), of(false)];
+  const b = results.filter((r) => r.setting.root !== undefined);
+  // The deployed setting of this checkout only, not the --compare ones.
+  const t = results.filter(
+    (r) => r.setting.root === undefined && `baseline: ${r.setting.name}` === b[0]?.setting.name,
+  );
   const row = (label: string, f: (r: Measured) => number, digits = 0) => {
     const mb = median(b.map(f));
     const mt = median(t.map(f));
@@ -557,9 +592,11 @@ async function main() {
       console.log(`  paid, hot account    c=64  ${fmt(r.h64)}`);
       if (PROFILE) console.log(`\n${profileSummary()}`);
     }
-    const cpuTracker = trackCpu(-1);
+    const pg = await watchOurPostgres();
+    const cpuTracker = trackCpu(-1, -1, pg.has);
     const { tps, transactions } = await pgbenchDebitRate(32);
     const cpu = cpuTracker.stop();
+    pg.stop();
     console.log(
       `\npgbench single debit c=32  ${tps.toFixed(0).padStart(6)} tx/s (the yardstick: one debit transaction)`,
     );
