@@ -3,7 +3,7 @@
 import { startProviderServer } from '../test/helpers/providers.js';
 
 const server = await startProviderServer({ record: false });
-process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
 process.once('SIGTERM', () => {
   void server.close().finally(() => process.exit(0));
 });

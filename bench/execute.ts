@@ -4,18 +4,21 @@
 // ratios; and the ledger invariants after the run. The service and the provider run in their own processes;
 // this one generates the load. DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) gets
 // a fresh schema, dropped at the end.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { openDatabase } from '../src/db/index.js';
 import { randomBase62, randomHex } from '../src/lib/secrets.js';
 import { checkLedgerInvariants } from '../src/modules/ledger/service.js';
+import { cpuPerCall, trackCpu } from './execute-cpu.js';
 
+const execFileAsync = promisify(execFile);
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const args = process.argv.slice(2);
@@ -23,6 +26,13 @@ const args = process.argv.slice(2);
 const PROFILE = args.includes('--profile');
 /** --compare: also run the settings the deployed one is compared with (logs at warn; one worker). */
 const COMPARE = args.includes('--compare');
+/**
+ * --baseline=DIR: also run the service from another checkout of this repository (e.g. the commit before a
+ * change, extracted with `git archive`), in the same run, against the same database, provider and load.
+ */
+const BASELINE = args.find((a) => a.startsWith('--baseline='))?.slice('--baseline='.length);
+/** --rounds=N (with --baseline): how many times each of the two is measured, alternating. */
+const ROUNDS = Number(args.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? 1);
 const REDIS = Boolean(process.env.REDIS_URL);
 /** As deployed: every core when PostgreSQL and Redis are there (SVC_WORKERS overrides). */
 const WORKERS = Number(process.env.SVC_WORKERS ?? (REDIS ? Math.max(1, os.availableParallelism()) : 1));
@@ -100,8 +110,10 @@ function startProcess<T>(
   env: Record<string, string>,
   nodeArgs: string[] = [],
   inherited: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
 ): Promise<{ info: T; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+    cwd,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -143,6 +155,8 @@ interface Setting {
   logLevel: string;
   redis: boolean;
   workers: number;
+  /** The checkout the service runs from (default: this one). */
+  root?: string;
 }
 
 function startService(setting: Setting) {
@@ -153,7 +167,8 @@ function startService(setting: Setting) {
     SVC_SAMPLE_PROVIDERS: 'off',
     SVC_RATE_LIMIT_MULTIPLIER: '1000000',
     LOG_LEVEL: setting.logLevel,
-    DATABASE_URL,
+    // Named, so that the CPU of its PostgreSQL backends can be told from other sessions' (ourPostgres).
+    DATABASE_URL: withAppName(DATABASE_URL),
     SVC_TEST_SCHEMA: schema,
     SVC_WORKERS: String(setting.workers),
     BENCH_OUT: outDir,
@@ -167,6 +182,7 @@ function startService(setting: Setting) {
     env,
     SERVICE_NODE_FLAGS,
     inherited,
+    setting.root,
   );
 }
 /** 1,000 accounts with an API key and a 1,000 USDC admin credit each, written straight into the tables. */
@@ -200,7 +216,7 @@ async function seedAccounts(client: pg.Client): Promise<string[]> {
   return keys;
 }
 
-function pgbenchDebitRate(clients: number): number {
+async function pgbenchDebitRate(clients: number): Promise<{ tps: number; transactions: number }> {
   // The smallest honest debit: balance check-and-decrement plus its ledger entry, one transaction.
   const script = path.join(dataDir, 'debit.sql');
   writeFileSync(
@@ -215,7 +231,8 @@ SELECT 'txn_pgb_' || md5(random()::text || clock_timestamp()::text), id, 'debit'
        'pgb:' || md5(random()::text || clock_timestamp()::text) FROM acct;
 `,
   );
-  const out = execFileSync(
+  // Asynchronously, so the CPU tracker keeps reading /proc while it runs.
+  const { stdout: out } = await execFileAsync(
     'pgbench',
     [
       '-n',
@@ -229,10 +246,40 @@ SELECT 'txn_pgb_' || md5(random()::text || clock_timestamp()::text), id, 'debit'
       String(Math.max(3, Math.round(SECONDS / 2))),
       DATABASE_URL,
     ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    { encoding: 'utf8', env: { ...process.env, PGAPPNAME: APP_NAME } },
   );
-  const m = /tps = ([\d.]+)/.exec(out);
-  return m ? Number(m[1]) : Number.NaN;
+  const tps = /tps = ([\d.]+)/.exec(out);
+  const processed = /transactions actually processed: (\d+)/.exec(out);
+  return { tps: tps ? Number(tps[1]) : Number.NaN, transactions: processed ? Number(processed[1]) : 0 };
+}
+
+/** application_name of the service's and pgbench's connections. */
+const APP_NAME = 'svc-bench-execute';
+
+function withAppName(url: string) {
+  return `${url}${url.includes('?') ? '&' : '?'}application_name=${APP_NAME}`;
+}
+
+/**
+ * PostgreSQL processes whose CPU is ours: the backends of our connections (by application_name) and the
+ * server's own processes (WAL writer, checkpointer…, which work for every session, ours included). Other
+ * sessions' backends on this shared server are left out. Polled, so backends that come and go are seen.
+ */
+async function watchOurPostgres() {
+  const pids = new Set<number>();
+  const poll = async () => {
+    const { rows } = await dbClient.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE application_name = $1 OR backend_type <> 'client backend'`,
+      [APP_NAME],
+    );
+    for (const r of rows) pids.add(r.pid);
+  };
+  await poll();
+  const timer = setInterval(() => void poll().catch(() => {}), 200);
+  return {
+    has: (pid: number) => pids.has(pid),
+    stop: () => clearInterval(timer),
+  };
 }
 
 interface DbCounters {
@@ -280,21 +327,30 @@ interface ProfileNode {
 function profileSummary(): string {
   const byFunction = new Map<string, number>();
   const byPackage = new Map<string, number>();
+  const byNativeCaller = new Map<string, number>();
   let total = 0;
   for (const f of readdirSync(outDir).filter((f) => f.endsWith('.cpuprofile'))) {
-    const p = JSON.parse(readFileSync(path.join(outDir, f), 'utf8')) as {
+    const profileFile = path.join(outDir, f);
+    const p = JSON.parse(readFileSync(profileFile, 'utf8')) as {
       nodes: ProfileNode[];
       samples: number[];
       timeDeltas: number[];
     };
+    // Each setting's profiles are summarised after its run: drop them so the next setting starts clean.
+    rmSync(profileFile);
     const nodes = new Map(p.nodes.map((n) => [n.id, n]));
+    const parent = new Map<number, number>();
+    for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
     p.samples.forEach((id, i) => {
       const node = nodes.get(id);
       const dt = p.timeDeltas[i] ?? 0;
       if (!node) return;
       total += dt;
       const { functionName, url, lineNumber } = node.callFrame;
-      const file = url.replace(/^file:\/\//, '').replace(`${process.cwd()}/`, '');
+      // Relative to its checkout (the baseline's runs from another directory).
+      const file = url
+        .replace(/^file:\/\//, '')
+        .replace(/^\/(?:[^/]+\/)*?(?=(?:src|bench|node_modules)\/)/, '');
       const where = file ? `${file}:${lineNumber + 1}` : '';
       const fn = `${functionName || '(anonymous)'} ${where}`.trim();
       byFunction.set(fn, (byFunction.get(fn) ?? 0) + dt);
@@ -308,6 +364,25 @@ function profileSummary(): string {
               ? functionName
               : 'other');
       byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + dt);
+      // Native frames (socket writes, hashing…) are charged to the nearest JavaScript caller too.
+      if (!url && !functionName.startsWith('(')) {
+        let up = parent.get(id);
+        let caller: ProfileNode | undefined;
+        while (up !== undefined) {
+          const n = nodes.get(up);
+          if (n?.callFrame.url && !n.callFrame.url.startsWith('node:')) {
+            caller = n;
+            break;
+          }
+          up = parent.get(up);
+        }
+        const c = caller?.callFrame;
+        const at = c
+          ? `${c.functionName || '(anonymous)'} ${c.url.replace(/^.*\/(?=(?:src|node_modules)\/)/, '')}:${c.lineNumber + 1}`
+          : '?';
+        const key = `${functionName} ← ${at}`;
+        byNativeCaller.set(key, (byNativeCaller.get(key) ?? 0) + dt);
+      }
     });
   }
   const top = (m: Map<string, number>, n: number) =>
@@ -316,7 +391,7 @@ function profileSummary(): string {
       .slice(0, n)
       .map(([k, v]) => `  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`)
       .join('\n');
-  return `CPU profile of the service, c=64 phase (self time, ${(total / 1e6).toFixed(1)} s sampled)\nby package or source folder:\n${top(byPackage, 15)}\nby function:\n${top(byFunction, 20)}`;
+  return `CPU profile of the service, c=64 phase (self time, ${(total / 1e6).toFixed(1)} s sampled)\nby package or source folder:\n${top(byPackage, 15)}\nby function:\n${top(byFunction, 40)}\nnative functions by their nearest JavaScript caller outside node:\n${top(byNativeCaller, 15)}`;
 }
 
 interface Measured {
@@ -327,9 +402,19 @@ interface Measured {
   h64: Result;
   perCall: string;
   queriesPerCall: number;
+  /** CPU per call of each process group during the c=64 phase. */
+  cpu: string;
+  serviceCpuUs: number;
+  totalCpuUs: number;
 }
 
-async function measure(setting: Setting, keys: string[], providerUrl: string, d1: Result): Promise<Measured> {
+async function measure(
+  setting: Setting,
+  keys: string[],
+  provider: { url: string; pid: number },
+  d1: Result,
+): Promise<Measured> {
+  const providerUrl = provider.url;
   const service = await startService(setting);
   const origin = `http://127.0.0.1:${service.info.port}`;
   try {
@@ -389,7 +474,11 @@ async function measure(setting: Setting, keys: string[], providerUrl: string, d1
     const m1 = await paid(1, false, Math.max(2, SECONDS / 2));
     process.kill(service.info.pid, 'SIGUSR2');
     const before = await dbCounters(dbClient);
+    const pg = await watchOurPostgres();
+    const cpuTracker = trackCpu(service.info.pid, provider.pid, pg.has);
     const m64 = await paid(64, false);
+    const cpu = cpuTracker.stop();
+    pg.stop();
     const after = await dbCounters(dbClient);
     process.kill(service.info.pid, 'SIGUSR2');
     const h64 = await paid(64, true, Math.max(2, SECONDS / 2));
@@ -404,11 +493,43 @@ async function measure(setting: Setting, keys: string[], providerUrl: string, d1
       m64,
       h64,
       perCall: perCall(before, after),
+      cpu: cpuPerCall(cpu.before, cpu.after, calls).text,
+      serviceCpuUs: cpuPerCall(cpu.before, cpu.after, calls).service,
+      totalCpuUs: cpuPerCall(cpu.before, cpu.after, calls).total,
       queriesPerCall: calls > 0 ? queries / calls : Number.NaN,
     };
   } finally {
     await service.stop();
   }
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+};
+
+/** This checkout ÷ the baseline, on the medians of the rounds of each. */
+function baselineSummary(results: Measured[]): string {
+  const b = results.filter((r) => r.setting.root !== undefined);
+  // The deployed setting of this checkout only, not the --compare ones.
+  const t = results.filter(
+    (r) => r.setting.root === undefined && `baseline: ${r.setting.name}` === b[0]?.setting.name,
+  );
+  const row = (label: string, f: (r: Measured) => number, digits = 0) => {
+    const mb = median(b.map(f));
+    const mt = median(t.map(f));
+    return `| ${label} | ${mb.toFixed(digits)} | ${mt.toFixed(digits)} | ${(mt / mb).toFixed(2)} |`;
+  };
+  return [
+    `medians over ${b.length} rounds each | baseline | this checkout | ratio |`,
+    '|---|---|---|---|',
+    row('paid c=64, 1,000 accounts (/s)', (r) => r.m64.rps),
+    row('paid c=64, hot account (/s)', (r) => r.h64.rps),
+    row('paid c=1 p50 (ms)', (r) => r.m1.p50, 2),
+    row('service CPU per call at c=64 (µs)', (r) => r.serviceCpuUs),
+    row('all CPU per call at c=64 (µs)', (r) => r.totalCpuUs),
+  ].join('\n');
 }
 
 const fmt = (r: Result) =>
@@ -421,7 +542,7 @@ async function main() {
   dbClient = new pg.Client({ connectionString: DATABASE_URL });
   await dbClient.connect();
   await dbClient.query(`CREATE SCHEMA ${schema}`);
-  const provider = await startProcess<{ url: string }>('bench/execute-provider.ts', {});
+  const provider = await startProcess<{ url: string; pid: number }>('bench/execute-provider.ts', {});
   try {
     // The schema is migrated by the first service start; seed after it (below) — so start one briefly.
     const deployed: Setting = {
@@ -430,7 +551,13 @@ async function main() {
       redis: REDIS,
       workers: WORKERS,
     };
-    const settings: Setting[] = [deployed];
+    const settings: Setting[] = [];
+    if (BASELINE) {
+      const baseline: Setting = { ...deployed, name: `baseline: ${deployed.name}`, root: BASELINE };
+      // Alternated A B B A A B …: a machine whose load drifts during the run favours neither.
+      for (let round = 0; round < ROUNDS; round++)
+        settings.push(...(round % 2 === 0 ? [baseline, deployed] : [deployed, baseline]));
+    } else settings.push(deployed);
     if (COMPARE) {
       if (WORKERS > 1) settings.push({ ...deployed, name: 'same, 1 worker', workers: 1 });
       if (LOG_LEVEL !== 'warn')
@@ -455,17 +582,26 @@ async function main() {
     console.log(`direct provider            c=1   ${fmt(d1)}`);
     const results: Measured[] = [];
     for (const setting of settings) {
-      const r = await measure(setting, keys, provider.info.url, d1);
+      const r = await measure(setting, keys, provider.info, d1);
       results.push(r);
       console.log(`\n${setting.name}`);
       console.log(`  paid, 1,000 accounts c=1   ${fmt(r.m1)}`);
       console.log(`  paid, 1,000 accounts c=64  ${fmt(r.m64)}`);
       console.log(`    per paid call: ${r.queriesPerCall.toFixed(2)} SQL statements sent, ${r.perCall}`);
+      console.log(`    CPU per paid call (µs): ${r.cpu}`);
       console.log(`  paid, hot account    c=64  ${fmt(r.h64)}`);
+      if (PROFILE) console.log(`\n${profileSummary()}`);
     }
-    const tps = pgbenchDebitRate(32);
+    const pg = await watchOurPostgres();
+    const cpuTracker = trackCpu(-1, -1, pg.has);
+    const { tps, transactions } = await pgbenchDebitRate(32);
+    const cpu = cpuTracker.stop();
+    pg.stop();
     console.log(
       `\npgbench single debit c=32  ${tps.toFixed(0).padStart(6)} tx/s (the yardstick: one debit transaction)`,
+    );
+    console.log(
+      `  CPU per debit (µs; pgbench counted as the load generator): ${cpuPerCall(cpu.before, cpu.after, transactions).text}`,
     );
 
     console.log(
@@ -478,6 +614,7 @@ async function main() {
         `| ${r.setting.name} | ${r.m64.rps.toFixed(0)} /s | ${(r.m64.rps / tps).toFixed(2)} | ${r.h64.rps.toFixed(0)} /s (${(r.h64.rps / tps).toFixed(2)}) | ${(r.m1.p50 - r.d1.p50).toFixed(2)} ms | ${r.queriesPerCall.toFixed(2)} | ${errors} |`,
       );
     }
+    if (BASELINE) console.log(`\n${baselineSummary(results)}`);
     console.log('targets: ÷ pgbench ≥ 1.0, hot account ≥ 0.8, added p50 ≤ 1 ms, zero errors');
 
     // pgbench's own entries carry no call; the invariants cover them too (balance = sum of entries).
@@ -487,7 +624,6 @@ async function main() {
     console.log(
       `ledger invariants after the run: ${violations.length === 0 ? 'hold' : JSON.stringify(violations.slice(0, 5))}`,
     );
-    if (PROFILE) console.log(`\n${profileSummary()}`);
     console.log(
       `\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s, load average now ${os.loadavg()[0]?.toFixed(1)}`,
     );

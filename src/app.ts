@@ -5,11 +5,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'drizzle-orm';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { AppDeps } from './deps.js';
 import { AppError } from './errors/catalogue.js';
 import { registerErrorHandling } from './errors/handler.js';
 import { registerInputGuards } from './http/input-guards.js';
-import { AccessLogController, logSerializers, REDACT_PATHS } from './http/logging.js';
+import { AccessLogController, bufferedStdout, logSerializers, REDACT_PATHS } from './http/logging.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerRouteIndex } from './http/route-index.js';
 import { registerRoutePolicy } from './http/route-policy.js';
@@ -62,6 +63,10 @@ export async function buildApp(deps: AppDeps, opts: BuildAppOptions = {}): Promi
           redact: REDACT_PATHS,
           serializers: logSerializers,
           ...(opts.logger === true ? {} : opts.logger),
+          // Standard output in blocks rather than a write per line, unless the caller brings its own stream.
+          stream:
+            (opts.logger === true ? undefined : (opts.logger?.stream as DestinationStream | undefined)) ??
+            bufferedStdout(),
         };
   const app = Fastify({
     logger,

@@ -1,6 +1,7 @@
 // Forwards one call to its provider with undici (pooled keep-alive connections), signed, within the
 // endpoint's timeout, reading at most MAX_PROVIDER_BODY_BYTES of the answer. Never throws: every failure
 // becomes a ProviderResult the settlement step maps to an outcome.
+import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { Agent, buildConnector } from 'undici';
@@ -72,6 +73,16 @@ function readCapped(body: Readable, max: number): Promise<Buffer | 'oversized'> 
   });
 }
 
+/** The abort signal undici accepts besides AbortSignal: an emitter of 'abort' with an `aborted` flag. */
+class AbortEmitter extends EventEmitter {
+  aborted = false;
+
+  abort() {
+    this.aborted = true;
+    this.emit('abort');
+  }
+}
+
 export interface ForwardInput {
   endpoint: ResolvedEndpoint;
   callId: string;
@@ -95,11 +106,12 @@ export async function forwardToProvider(agent: Agent, f: ForwardInput): Promise<
 
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const controller = new AbortController();
+  // undici takes an EventEmitter as its abort signal: much cheaper per call than an AbortController.
+  const abort = new AbortEmitter();
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort();
+    abort.abort();
   }, endpoint.timeoutMs);
   try {
     const res = await agent.request({
@@ -108,7 +120,7 @@ export async function forwardToProvider(agent: Agent, f: ForwardInput): Promise<
       method: endpoint.method as 'GET',
       headers,
       ...(bodyless ? {} : { body: payload }),
-      signal: controller.signal,
+      signal: abort,
       headersTimeout: endpoint.timeoutMs,
       bodyTimeout: endpoint.timeoutMs,
     });

@@ -3,7 +3,6 @@
 
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
 import { ErrorShapeA, ErrorShapeB } from '../../http/envelope.js';
 import { IdempotencyKeyHeader } from '../../http/idempotency.js';
@@ -11,11 +10,19 @@ import { PathId } from '../../http/path-ids.js';
 import { accountOf, verifyDeferredCaller } from '../auth/index.js';
 import { executeCall, MaxPriceHeader } from './service.js';
 
-/** Requests whose key and account status the debit statement has already checked. */
-const authChecked = new WeakSet<FastifyRequest>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Set once the debit statement has checked this request's key and account status (a request
+     * property rather than a WeakSet entry per request: those cost every GC).
+     */
+    authCheckedInDebit: boolean;
+  }
+}
 
 export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const deps = app.deps;
+  app.decorateRequest('authCheckedInDebit', false);
   const errorHandler = app.errorHandler;
 
   app.post(
@@ -115,7 +122,7 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       errorHandler: async function (this: unknown, error, request, reply) {
         let err: Error = error;
         const deferred = request.caller.kind === 'account' && request.caller.authInDebit === true;
-        if (deferred && !authChecked.has(request)) {
+        if (deferred && !request.authCheckedInDebit) {
           try {
             const caller = await verifyDeferredCaller(app, request);
             if (caller.kind !== 'account') err = new AppError('SVC-AUTH-001');
@@ -145,7 +152,9 @@ export const executionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         idempotencyKey: request.headers['idempotency-key'],
         maxPriceUsdc: request.headers['x-svc-max-price-usdc'],
         elapsedMs: () => reply.elapsedTime,
-        onAuthChecked: () => authChecked.add(request),
+        onAuthChecked: () => {
+          request.authCheckedInDebit = true;
+        },
       });
       if (result.replayed) reply.header('Idempotent-Replayed', 'true');
       return reply.status(result.status).type('application/json; charset=utf-8').send(result.body);

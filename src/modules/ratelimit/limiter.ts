@@ -43,15 +43,22 @@ export interface Decision {
   reported: LimitState;
 }
 
-/** Decisions of requests that went through the limiter, for rateLimitStatus (no second count). */
-const decisions = new WeakMap<FastifyRequest, Decision>();
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The limiter's decision on this request, for rateLimitStatus (no second count). A request
+     * property (decorated in plugin.ts) rather than a WeakMap entry per request: those cost every GC.
+     */
+    rateLimitDecision: Decision | null;
+  }
+}
 
 export function rememberDecision(request: FastifyRequest, decision: Decision): void {
-  decisions.set(request, decision);
+  request.rateLimitDecision = decision;
 }
 
 export function decisionFor(request: FastifyRequest): Decision | undefined {
-  return decisions.get(request);
+  return request.rateLimitDecision ?? undefined;
 }
 
 export class RateLimiter {

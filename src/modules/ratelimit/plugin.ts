@@ -51,6 +51,7 @@ export async function registerRateLimiting(app: FastifyInstance): Promise<void> 
   const { deps } = app;
   const limiter = new RateLimiter(deps, app.log);
   app.decorate('rateLimiter', limiter);
+  app.decorateRequest('rateLimitDecision', null);
   app.addHook('onReady', async () => limiter.start());
   app.addHook('onClose', async () => limiter.stop());
 
