@@ -2,7 +2,14 @@
 // words of similar meaning), score candidates lexically (MiniSearch BM25+), by soft coverage of the
 // query words and by meaning (cosine of SIF-weighted mean word vectors), and blend them into one
 // relevance in [0, 1].
-import { idfOf, LEXICAL_BOOSTS, type SearchIndex, surfaceWords, type VocabEntry } from './search-index.js';
+import {
+  idfOf,
+  LEXICAL_BOOSTS,
+  type QueryScratch,
+  type SearchIndex,
+  surfaceWords,
+  type VocabEntry,
+} from './search-index.js';
 import { contentWords, stem } from './text.js';
 import { editDistance } from './typos.js';
 
@@ -243,123 +250,160 @@ export function matchQuery(
 
   const n = index.endpoints.length;
   const q = words.length;
-  const lexical = new Float32Array(n);
-  const soft = new Float32Array(n * q);
-  const isCandidate = new Uint8Array(n);
+  const { lexical, soft, candidate: isCandidate, credit } = scratchFor(index, n, n * q);
   const candidates: number[] = [];
-  const mark = (doc: number) => {
-    if (isCandidate[doc] === 0) {
-      isCandidate[doc] = 1;
-      candidates.push(doc);
-    }
-  };
-
-  let maxScore = 0;
-  const results = index.mini.search(
-    { queries: [...terms], combineWith: 'OR' },
-    {
-      boost: LEXICAL_BOOSTS,
-      processTerm: (term) => term,
-      tokenize: (text) => [text],
-      // Only a word the catalogue does not contain may be a misspelling of one it does.
-      fuzzy: (term) => (term.length >= 5 && !index.vocab.has(term) ? t.fuzzy : false),
-      weights: { fuzzy: t.fuzzyWeight, prefix: 0.3 },
-      bm25: { k: t.bm25K, b: t.bm25B, d: t.bm25D },
-    },
-  );
-  for (const r of results) {
-    const id = r.id as number;
-    lexical[id] = r.score;
-    if (r.score > maxScore) maxScore = r.score;
-    mark(id);
-  }
-
-  // Soft coverage: each query word is credited by the best word of the endpoint that means the same
-  // (1 for the word itself, less for a similar one), scaled by the field it appears in.
-  const give = (entry: VocabEntry, qi: number, value: number) => {
-    for (let k = 0; k < entry.docs.length; k++) {
-      const doc = entry.docs[k] as number;
-      const v = value * (entry.fieldFactor[k] as number);
-      const cell = doc * q + qi;
-      if (v > (soft[cell] as number)) soft[cell] = v;
-      mark(doc);
-    }
-  };
-  // Credit of each catalogue stem as an answer to some query word (for the endpoint-side focus below).
-  const stemCredit = new Map<string, number>();
-  words.forEach((w, qi) => {
-    const exact = index.vocab.get(w.stem);
-    if (exact) {
-      give(exact, qi, 1);
-      stemCredit.set(w.stem, 1);
-    }
-    // Another query word's own stem is credited to that word, not counted twice.
-    const similar = (near[qi] ?? []).filter((x) => !own.has(x.entry.stem)).slice(0, t.softNeighbours);
-    for (const { entry, sim } of similar) {
-      const credit = t.softScale * ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower;
-      // A credit this small changes no ranking, but would make thousands of endpoints candidates.
-      if (credit >= t.softMinCredit) {
-        give(entry, qi, credit);
-        if (credit > (stemCredit.get(entry.stem) ?? 0)) stemCredit.set(entry.stem, credit);
+  const credited: number[] = [];
+  try {
+    const mark = (doc: number) => {
+      if (isCandidate[doc] === 0) {
+        isCandidate[doc] = 1;
+        candidates.push(doc);
       }
-    }
-  });
+    };
 
-  const weights = Float64Array.from(words, (w) => w.weight);
-  const weightTotal = weights.reduce((s, w) => s + w, 0);
-  const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight + t.focusWeight;
-  const focusMax = t.focusWeight / blendTotal;
-  const qv = queryVector(index, words);
-  const dims = index.vectors.dims;
-  const dv = index.docVectors;
-  // Pass 1: the cheap part of every candidate's relevance (BM25 and coverage, no vectors).
-  const partial = new Float64Array(candidates.length);
-  let bestPartial = 0;
-  for (let c = 0; c < candidates.length; c++) {
-    const i = candidates[c] as number;
-    if (allowed && !allowed(i)) {
-      partial[c] = -1;
-      continue;
+    let maxScore = 0;
+    const results = index.mini.search(
+      { queries: [...terms], combineWith: 'OR' },
+      {
+        boost: LEXICAL_BOOSTS,
+        processTerm: (term) => term,
+        tokenize: (text) => [text],
+        // Only a word the catalogue does not contain may be a misspelling of one it does.
+        fuzzy: (term) => (term.length >= 5 && !index.vocab.has(term) ? t.fuzzy : false),
+        weights: { fuzzy: t.fuzzyWeight, prefix: 0.3 },
+        bm25: { k: t.bm25K, b: t.bm25B, d: t.bm25D },
+      },
+    );
+    for (const r of results) {
+      const id = r.id as number;
+      lexical[id] = r.score;
+      if (r.score > maxScore) maxScore = r.score;
+      mark(id);
     }
-    let softSum = 0;
-    const row = i * q;
-    for (let qi = 0; qi < q; qi++) softSum += (weights[qi] as number) * (soft[row + qi] as number);
-    const lexRel = maxScore > 0 ? (lexical[i] as number) / maxScore : 0;
-    const coverage = softSum / weightTotal;
-    // BM25 is relative to the best match; scaling it by coverage keeps one shared word from looking complete.
-    partial[c] =
-      (t.lexicalWeight * lexRel * coverage ** t.lexicalCoveragePower + t.softWeight * coverage) / blendTotal;
-    if ((partial[c] as number) > bestPartial) bestPartial = partial[c] as number;
+
+    // Soft coverage: each query word is credited by the best word of the endpoint that means the same
+    // (1 for the word itself, less for a similar one), scaled by the field it appears in.
+    const give = (entry: VocabEntry, qi: number, value: number) => {
+      const { docs, fieldFactor } = entry;
+      for (let k = 0; k < docs.length; k++) {
+        const doc = docs[k] as number;
+        const v = value * (fieldFactor[k] as number);
+        const cell = doc * q + qi;
+        if (v > (soft[cell] as number)) soft[cell] = v;
+        mark(doc);
+      }
+    };
+    // Credit of each catalogue stem (by id) as an answer to some query word (for the endpoint-side
+    // focus below): the best one given.
+    const setCredit = (entry: VocabEntry, value: number) => {
+      if (credit[entry.id] === 0) credited.push(entry.id);
+      if (value > (credit[entry.id] as number)) credit[entry.id] = value;
+    };
+    words.forEach((w, qi) => {
+      const exact = index.vocab.get(w.stem);
+      if (exact) {
+        give(exact, qi, 1);
+        setCredit(exact, 1);
+      }
+      // Another query word's own stem is credited to that word, not counted twice.
+      const similar = (near[qi] ?? []).filter((x) => !own.has(x.entry.stem)).slice(0, t.softNeighbours);
+      for (const { entry, sim } of similar) {
+        const credit = t.softScale * ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower;
+        // A credit this small changes no ranking, but would make thousands of endpoints candidates.
+        if (credit >= t.softMinCredit) {
+          give(entry, qi, credit);
+          setCredit(entry, credit);
+        }
+      }
+    });
+
+    const weights = Float64Array.from(words, (w) => w.weight);
+    const weightTotal = weights.reduce((s, w) => s + w, 0);
+    const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight + t.focusWeight;
+    const focusMax = t.focusWeight / blendTotal;
+    const qv = queryVector(index, words);
+    const dims = index.vectors.dims;
+    const dv = index.docVectors;
+    // Pass 1: the cheap part of every candidate's relevance (BM25 and coverage, no vectors).
+    const partial = new Float64Array(candidates.length);
+    let bestPartial = 0;
+    for (let c = 0; c < candidates.length; c++) {
+      const i = candidates[c] as number;
+      if (allowed && !allowed(i)) {
+        partial[c] = -1;
+        continue;
+      }
+      let softSum = 0;
+      const row = i * q;
+      for (let qi = 0; qi < q; qi++) softSum += (weights[qi] as number) * (soft[row + qi] as number);
+      const lexRel = maxScore > 0 ? (lexical[i] as number) / maxScore : 0;
+      const coverage = softSum / weightTotal;
+      // BM25 is relative to the best match; scaling it by coverage keeps one shared word from looking complete.
+      partial[c] =
+        (t.lexicalWeight * lexRel * coverage ** t.lexicalCoveragePower + t.softWeight * coverage) /
+        blendTotal;
+      if ((partial[c] as number) > bestPartial) bestPartial = partial[c] as number;
+    }
+    // Pass 2: add focus and meaning where the result can still reach the floor (absolute, and relative
+    // to the best: the best relevance is at least bestPartial, so this skips no endpoint that could pass).
+    const meaningMax = t.meaningWeight / blendTotal;
+    const bound = Math.max(minRelevance, t.relativeFloor * bestPartial);
+    const scoredAt = new Int32Array(candidates.length);
+    const scoredRelevance = new Float64Array(candidates.length);
+    let scored = 0;
+    let best = 0;
+    for (let c = 0; c < candidates.length; c++) {
+      const p = partial[c] as number;
+      if (p < 0 || p + meaningMax + focusMax < bound) continue;
+      const i = candidates[c] as number;
+      // Focus: the share of the endpoint's own key words (slug, tags) that the query asks for.
+      let focus = 0;
+      const keys = index.keyIds[i] as Int32Array;
+      if (focusMax > 0 && keys.length > 0) {
+        for (let k = 0; k < keys.length; k++) focus += credit[keys[k] as number] as number;
+        focus = (focus / keys.length) ** t.focusPower;
+      }
+      // The cosine is the costly part: skipped where even a perfect meaning could not reach the bound
+      // (the margin keeps rounding from ever skipping an endpoint that passes).
+      if (p + meaningMax + focusMax * focus + 1e-9 < bound) continue;
+      let meaning = 0;
+      if (qv) {
+        let cos = 0;
+        const off = i * dims;
+        for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
+      }
+      const relevance = p + meaningMax * meaning + focusMax * focus;
+      if (relevance > best) best = relevance;
+      scoredAt[scored] = i;
+      scoredRelevance[scored] = relevance;
+      scored++;
+    }
+    const floor = Math.max(minRelevance, t.relativeFloor * best, Number.MIN_VALUE);
+    const hits: RelevanceHit[] = [];
+    for (let k = 0; k < scored; k++) {
+      const relevance = scoredRelevance[k] as number;
+      if (relevance >= floor) hits.push({ index: scoredAt[k] as number, relevance });
+    }
+    return hits;
+  } finally {
+    for (const doc of candidates) {
+      isCandidate[doc] = 0;
+      lexical[doc] = 0;
+      soft.fill(0, doc * q, doc * q + q);
+    }
+    for (const id of credited) credit[id] = 0;
   }
-  // Pass 2: add meaning where the result can still reach the floor (absolute, and relative to the best:
-  // the best relevance is at least bestPartial, so this skips no endpoint that could pass).
-  const meaningMax = t.meaningWeight / blendTotal;
-  const bound = Math.max(minRelevance, t.relativeFloor * bestPartial);
-  const scored: RelevanceHit[] = [];
-  let best = 0;
-  for (let c = 0; c < candidates.length; c++) {
-    const p = partial[c] as number;
-    if (p < 0 || p + meaningMax + focusMax < bound) continue;
-    const i = candidates[c] as number;
-    let meaning = 0;
-    if (qv) {
-      let cos = 0;
-      const off = i * dims;
-      for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
-      meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
-    }
-    // Focus: the share of the endpoint's own key words (slug, tags) that the query asks for.
-    let focus = 0;
-    const keys = index.keyStems[i] as string[];
-    if (focusMax > 0 && keys.length > 0) {
-      for (const k of keys) focus += stemCredit.get(k) ?? 0;
-      focus = (focus / keys.length) ** t.focusPower;
-    }
-    const relevance = p + meaningMax * meaning + focusMax * focus;
-    if (relevance > best) best = relevance;
-    scored.push({ index: i, relevance });
+}
+
+/** The index's per-query arrays, grown (with room to spare) to `slots` slots and `cells` soft cells. */
+function scratchFor(index: SearchIndex, slots: number, cells: number): QueryScratch {
+  const s = index.scratch;
+  if (s.lexical.length < slots) {
+    s.lexical = new Float32Array(Math.ceil(slots * 1.25));
+    s.candidate = new Uint8Array(s.lexical.length);
   }
-  const floor = Math.max(minRelevance, t.relativeFloor * best, Number.MIN_VALUE);
-  const hits = scored.filter((h) => h.relevance >= floor);
-  return hits;
+  if (s.soft.length < cells) s.soft = new Float32Array(Math.ceil(cells * 1.25));
+  if (s.credit.length < index.nextStemId) s.credit = new Float64Array(Math.ceil(index.nextStemId * 1.25));
+  return s;
 }

@@ -49,6 +49,9 @@ export const LEXICAL_BOOSTS: Record<LexicalField, number> = {
 
 export interface VocabEntry {
   stem: string;
+  /** Small integer of the stem, unique among live entries (reused after the stem leaves): it indexes
+   *  per-query typed arrays instead of maps keyed by strings. */
+  id: number;
   /** Row of the stem's vector in `SearchIndex.vocabVectors`, or -1 when none of its words has one. */
   row: number;
   /** Live endpoints containing the stem (ascending slots), and the weight of the best field it appears in
@@ -78,8 +81,12 @@ export interface SearchIndex {
   stemForms: Map<string, Map<string, number>>;
   /** Surface words of the catalogue (typo correction before a vector lookup); rebuilt lazily after changes. */
   surface: string[] | undefined;
-  /** Distinct stems of endpoint i's slug and tags: what the endpoint is about, in brief. */
-  keyStems: string[][];
+  /** Ids (`VocabEntry.id`) of the distinct stems of endpoint i's slug and tags: what the endpoint is
+   *  about, in brief. */
+  keyIds: Int32Array[];
+  /** Next never-used stem id, and ids freed by stems that left the vocabulary. */
+  nextStemId: number;
+  freeStemIds: number[];
   /** Row i = unit mean vector of endpoint i (capacity may exceed the slots used). */
   docVectors: Float32Array;
   vectors: WordVectors;
@@ -95,6 +102,24 @@ export interface SearchIndex {
   >;
   /** Per-index memo of misspelt query word -> catalogue word ('' = none close enough). */
   typoCache: Map<string, string>;
+  /** Buffers one query's ranking reuses (query.ts), all zero between queries. */
+  scratch: QueryScratch;
+}
+
+/**
+ * Per-query working arrays, kept with the index so that an uncached query allocates nothing in
+ * proportion to the catalogue (the ranking of one query is synchronous: one user at a time). Every
+ * cell a query sets is zeroed again before it returns.
+ */
+export interface QueryScratch {
+  /** BM25 score of each slot (float32, as the ranking has always stored it). */
+  lexical: Float32Array;
+  /** Soft credit of (slot, query word): row = slot x words of the query. */
+  soft: Float32Array;
+  /** 1 when the slot is a candidate of the query. */
+  candidate: Uint8Array;
+  /** Best credit of each vocabulary stem (by id) as an answer to some query word (for focus). */
+  credit: Float64Array;
 }
 
 /** Fields hold space-joined stems: tokenised once here, not again by MiniSearch. */
@@ -150,6 +175,13 @@ function analyseEndpoint(e: CatalogueEndpoint, id: number): Analysed {
     else if (f !== 'params') doc[f] = joined;
   }
   return { doc, tokens, best, keys: [...keys] };
+}
+
+const NO_KEYS = new Int32Array(0);
+
+/** Ids of an endpoint's key stems (every one is in the vocabulary: the endpoint contains it). */
+function keyIdsOf(index: SearchIndex, keys: string[]): Int32Array {
+  return Int32Array.from(keys, (s) => (index.vocab.get(s) as VocabEntry).id);
 }
 
 /** BM25-style IDF of a stem from the live endpoint count. */
@@ -267,13 +299,21 @@ function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
     vocabVectors: new Float32Array(0),
     stemForms: new Map(),
     surface: undefined,
-    keyStems: [],
+    keyIds: [],
+    nextStemId: 0,
+    freeStemIds: [],
     docVectors: new Float32Array(Math.max(capacity, 16) * vectors.dims),
     vectors,
     builtWith: 0,
     changedSince: 0,
     neighbourCache: new Map(),
     typoCache: new Map(),
+    scratch: {
+      lexical: new Float32Array(0),
+      soft: new Float32Array(0),
+      candidate: new Uint8Array(0),
+      credit: new Float64Array(0),
+    },
   };
 }
 
@@ -296,7 +336,6 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
     analysed.push(a);
     index.endpoints.push(e);
     index.alive[id] = 1;
-    index.keyStems.push(a.keys);
     const slots = index.providerSlots.get(e.providerId);
     if (slots) slots.push(id);
     else index.providerSlots.set(e.providerId, [id]);
@@ -318,6 +357,7 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
   for (const [s, p] of postings) {
     const entry: VocabEntry = {
       stem: s,
+      id: index.nextStemId++,
       row: -1,
       docs: Int32Array.from(p.docs),
       fieldFactor: Float32Array.from(p.factor),
@@ -328,6 +368,7 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
   }
   for (let id = 0; id < n; id++) {
     const a = analysed[id] as Analysed;
+    index.keyIds.push(keyIdsOf(index, a.keys));
     setDocVector(index, id, a.tokens);
     index.mini.add(a.doc);
     if (id % BUILD_CHUNK === BUILD_CHUNK - 1) yield;
@@ -408,7 +449,7 @@ export function replaceProviderEndpoints(
     }
     index.mini.discard(slot);
     index.alive[slot] = 0;
-    index.keyStems[slot] = [];
+    index.keyIds[slot] = NO_KEYS;
     removed.add(slot);
     index.live -= 1;
   }
@@ -426,7 +467,6 @@ export function replaceProviderEndpoints(
       index.alive = grown;
     }
     index.alive[slot] = 1;
-    index.keyStems[slot] = a.keys;
     index.live += 1;
     for (const s of countForms(index, a.tokens, 1)) touchedForms.add(s);
     for (const [s, factor] of a.best) {
@@ -450,13 +490,19 @@ export function replaceProviderEndpoints(
   for (const s of new Set([...perStemRemove.keys(), ...perStemAdd.keys()])) {
     let entry = index.vocab.get(s);
     if (!entry) {
-      entry = { stem: s, row: -1, docs: new Int32Array(0), fieldFactor: new Float32Array(0) };
+      const id = index.freeStemIds.pop() ?? index.nextStemId++;
+      entry = { stem: s, id, row: -1, docs: new Int32Array(0), fieldFactor: new Float32Array(0) };
       index.vocab.set(s, entry);
     }
     rewritePostings(entry, perStemRemove.get(s) ?? none, perStemAdd.get(s) ?? nothing);
-    // A stem no endpoint uses any more leaves the vocabulary; its vector row stays, with no docs.
-    if (entry.docs.length === 0) index.vocab.delete(s);
+    // A stem no endpoint uses any more leaves the vocabulary; its vector row stays, with no docs (and
+    // its id is free: no live endpoint refers to it).
+    if (entry.docs.length === 0) {
+      index.vocab.delete(s);
+      index.freeStemIds.push(entry.id);
+    }
   }
+  for (const { slot, a } of added) index.keyIds[slot] = keyIdsOf(index, a.keys);
   for (const s of touchedForms) {
     const entry = index.vocab.get(s);
     if (entry) setStemRow(index, entry);
