@@ -57,7 +57,9 @@ for (const query of queries) {
   const q0 = performance.now();
   const hits = matchQuery(index, query);
   let best = hits[0];
-  for (const h of hits) if (!best || h.relevance > best.relevance) best = h;
+  for (const h of hits)
+    if (!best || h.relevance > best.relevance || (h.relevance === best.relevance && h.index < best.index))
+      best = h;
   const evidence = best ? matchEvidence(index, query, best.index) : undefined;
   times.push(performance.now() - q0);
   hitsTotal += hits.length;

@@ -2,6 +2,7 @@
 // words of similar meaning), score candidates lexically (MiniSearch BM25+), by soft coverage of the
 // query words and by meaning (cosine of SIF-weighted mean word vectors), and blend them into one
 // relevance in [0, 1].
+import { scoreLexical } from './lexical.js';
 import {
   idfOf,
   LEXICAL_BOOSTS,
@@ -261,25 +262,21 @@ export function matchQuery(
       }
     };
 
-    let maxScore = 0;
-    const results = index.mini.search(
-      { queries: [...terms], combineWith: 'OR' },
+    const maxScore = scoreLexical(
+      index.lexical,
+      terms,
       {
         boost: LEXICAL_BOOSTS,
-        processTerm: (term) => term,
-        tokenize: (text) => [text],
         // Only a word the catalogue does not contain may be a misspelling of one it does.
         fuzzy: (term) => (term.length >= 5 && !index.vocab.has(term) ? t.fuzzy : false),
-        weights: { fuzzy: t.fuzzyWeight, prefix: 0.3 },
-        bm25: { k: t.bm25K, b: t.bm25B, d: t.bm25D },
+        fuzzyWeight: t.fuzzyWeight,
+        k: t.bm25K,
+        b: t.bm25B,
+        d: t.bm25D,
       },
+      lexical,
+      mark,
     );
-    for (const r of results) {
-      const id = r.id as number;
-      lexical[id] = r.score;
-      if (r.score > maxScore) maxScore = r.score;
-      mark(id);
-    }
 
     // Soft coverage: each query word is credited by the best word of the endpoint that means the same
     // (1 for the word itself, less for a similar one), scaled by the field it appears in.

@@ -9,7 +9,14 @@
 // query asks (`idfOf`); the endpoint mean vectors keep the IDF of the moment they were computed, which
 // drifts only with large changes of the catalogue (`vectorDrift` says how much, and the service rebuilds
 // beside the live index when it matters).
-import MiniSearch from 'minisearch';
+import {
+  buildLexical,
+  emptyLexicalIndex,
+  type LexicalDoc,
+  type LexicalField,
+  type LexicalIndex,
+  updateLexical,
+} from './lexical.js';
 import { contentWords, stem } from './text.js';
 import type { CatalogueEndpoint } from './types.js';
 import { normalise, type WordVectors } from './vectors.js';
@@ -30,12 +37,10 @@ export const FIELD_WEIGHTS: Record<FieldName, number> = {
 const FIELDS = Object.keys(FIELD_WEIGHTS) as FieldName[];
 
 /**
- * Fields MiniSearch scores with BM25 (the category joins the provider's text there; parameter texts
- * only feed the meaning signals: as BM25 fields they measured no better and cost time).
- */
-const LEXICAL_FIELDS = ['description', 'tags', 'slug', 'name', 'provider'] as const;
-type LexicalField = (typeof LEXICAL_FIELDS)[number];
-/**
+ * BM25 scores the lexical fields (lexical.ts): the category joins the provider's text there; parameter
+ * texts only feed the meaning signals (as BM25 fields they measured no better and cost time).
+ *
+
  * BM25 field boosts. Field importance already shapes soft coverage and the mean vectors (FIELD_WEIGHTS);
  * boosting BM25 as well measured worse on the dev set, so BM25 weighs the fields evenly by default.
  */
@@ -70,7 +75,8 @@ export interface SearchIndex {
   free: number[];
   /** Slots of each provider's endpoints. */
   providerSlots: Map<string, number[]>;
-  mini: MiniSearch<IndexedDoc>;
+  /** BM25+ postings of the lexical fields. */
+  lexical: LexicalIndex;
   vocab: Map<string, VocabEntry>;
   /** Vocabulary entries with a vector, in row order of `vocabVectors` (entries of vanished stems stay,
    *  with no docs, until the next full build). */
@@ -122,9 +128,6 @@ export interface QueryScratch {
   credit: Float64Array;
 }
 
-/** Fields hold space-joined stems: tokenised once here, not again by MiniSearch. */
-type IndexedDoc = { id: number } & Record<LexicalField, string>;
-
 /** "CloudVane" -> "Cloud Vane", "ip_intel-v2" -> "ip intel v2": names carry words too. */
 function splitName(text: string): string {
   return text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_./]+/g, ' ');
@@ -147,7 +150,7 @@ function fieldTexts(e: CatalogueEndpoint): Record<FieldName, string> {
 
 /** What one endpoint contributes to the index. */
 interface Analysed {
-  doc: IndexedDoc;
+  doc: LexicalDoc;
   /** (word, stem, field weight) of every token. */
   tokens: Array<[string, string, number]>;
   /** Best field factor of each distinct stem. */
@@ -155,9 +158,9 @@ interface Analysed {
   keys: string[];
 }
 
-function analyseEndpoint(e: CatalogueEndpoint, id: number): Analysed {
+function analyseEndpoint(e: CatalogueEndpoint): Analysed {
   const texts = fieldTexts(e);
-  const doc = { id, description: '', tags: '', slug: '', name: '', provider: '' };
+  const doc: LexicalDoc = { description: '', tags: '', slug: '', name: '', provider: '' };
   const tokens: Array<[string, string, number]> = [];
   const best = new Map<string, number>();
   const keys = new Set<string>();
@@ -172,7 +175,7 @@ function analyseEndpoint(e: CatalogueEndpoint, id: number): Analysed {
     }
     const joined = stems.join(' ');
     if (f === 'category') doc.provider = `${doc.provider} ${joined}`;
-    else if (f !== 'params') doc[f] = joined;
+    else if (f !== 'params') doc[f as LexicalField] = joined;
   }
   return { doc, tokens, best, keys: [...keys] };
 }
@@ -288,12 +291,7 @@ function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
     live: 0,
     free: [],
     providerSlots: new Map(),
-    mini: new MiniSearch<IndexedDoc>({
-      fields: [...LEXICAL_FIELDS],
-      idField: 'id',
-      tokenize: (text) => (text ? text.split(' ') : []),
-      processTerm: (term) => term,
-    }),
+    lexical: emptyLexicalIndex(capacity),
     vocab: new Map(),
     vectorVocab: [],
     vocabVectors: new Float32Array(0),
@@ -332,7 +330,7 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
   const analysed: Analysed[] = [];
   for (let id = 0; id < n; id++) {
     const e = endpoints[id] as CatalogueEndpoint;
-    const a = analyseEndpoint(e, id);
+    const a = analyseEndpoint(e);
     analysed.push(a);
     index.endpoints.push(e);
     index.alive[id] = 1;
@@ -370,9 +368,12 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
     const a = analysed[id] as Analysed;
     index.keyIds.push(keyIdsOf(index, a.keys));
     setDocVector(index, id, a.tokens);
-    index.mini.add(a.doc);
     if (id % BUILD_CHUNK === BUILD_CHUNK - 1) yield;
   }
+  index.lexical = yield* buildLexical(
+    analysed.map((a) => a.doc),
+    BUILD_CHUNK,
+  );
   return index;
 }
 
@@ -436,8 +437,10 @@ export function replaceProviderEndpoints(
   const perStemRemove = new Map<string, Set<number>>();
   const perStemAdd = new Map<string, Map<number, number>>();
   const touchedForms = new Set<string>();
+  const removedDocs: Array<{ slot: number; doc: LexicalDoc }> = [];
   for (const slot of old) {
-    const a = analyseEndpoint(index.endpoints[slot] as CatalogueEndpoint, slot);
+    const a = analyseEndpoint(index.endpoints[slot] as CatalogueEndpoint);
+    removedDocs.push({ slot, doc: a.doc });
     for (const s of countForms(index, a.tokens, -1)) touchedForms.add(s);
     for (const s of a.best.keys()) {
       let set = perStemRemove.get(s);
@@ -447,7 +450,6 @@ export function replaceProviderEndpoints(
       }
       set.add(slot);
     }
-    index.mini.discard(slot);
     index.alive[slot] = 0;
     index.keyIds[slot] = NO_KEYS;
     removed.add(slot);
@@ -459,7 +461,7 @@ export function replaceProviderEndpoints(
   const added: Array<{ slot: number; a: Analysed }> = [];
   for (const e of endpoints) {
     const slot = index.free.pop() ?? index.endpoints.length;
-    const a = analyseEndpoint(e, slot);
+    const a = analyseEndpoint(e);
     index.endpoints[slot] = e;
     if (slot >= index.alive.length) {
       const grown = new Uint8Array(Math.ceil(index.alive.length * 1.5) + 16);
@@ -508,10 +510,12 @@ export function replaceProviderEndpoints(
     if (entry) setStemRow(index, entry);
   }
   index.docVectors = ensureRows(index.docVectors, index.endpoints.length, index.vectors.dims);
-  for (const { slot, a } of added) {
-    setDocVector(index, slot, a.tokens);
-    index.mini.add(a.doc);
-  }
+  for (const { slot, a } of added) setDocVector(index, slot, a.tokens);
+  updateLexical(
+    index.lexical,
+    removedDocs,
+    added.map(({ slot, a }) => ({ slot, doc: a.doc })),
+  );
   index.changedSince += old.length + endpoints.length;
   index.surface = undefined;
   // Memoised neighbour lists are completed (new rows) and cleaned (emptied stems) when next read.
