@@ -57,10 +57,15 @@ function serviceEnv(dataDir: string): Record<string, string> {
   };
 }
 
-function spawnService(env: Record<string, string>): Promise<Instance> {
+function spawnService(env: Record<string, string>, profile = false): Promise<Instance> {
+  // BENCH_CPU_PROF=dir: the first service writes a CPU profile there when it stops.
+  const prof =
+    profile && process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [];
   const child = spawn(
     process.execPath,
-    ['--max-semi-space-size=32', '--import', 'tsx', 'bench/discovery-server.ts'],
+    [...prof, '--max-semi-space-size=32', '--import', 'tsx', 'bench/discovery-server.ts'],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {
@@ -294,7 +299,7 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
   try {
     if (DATABASE_URL) {
       const env = { ...serviceEnv(dataDir), DATABASE_URL, SVC_TEST_SCHEMA: schema };
-      const first = await spawnService(env);
+      const first = await spawnService(env, true);
       instances = [first, await spawnService(env)];
       admin = await openDatabase({ url: DATABASE_URL, schema, poolSize: 2 });
       db = admin.orm;

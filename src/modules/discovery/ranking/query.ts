@@ -9,6 +9,8 @@ import {
   type QueryScratch,
   type SearchIndex,
   surfaceWords,
+  tailNorm,
+  tailSplits,
   type VocabEntry,
 } from './search-index.js';
 import { contentWords, stem } from './text.js';
@@ -160,40 +162,81 @@ export function analyse(index: SearchIndex, query: string): QueryWord[] {
 }
 
 /**
- * Catalogue stems similar in meaning to a query word, best first. Memoised per index: vocabulary rows are
- * only ever appended, so after a catalogue change a memoised list is completed by scanning the rows added
- * since, and stems no live endpoint uses any more are left out when read.
+ * Catalogue stems similar in meaning to a query word, best first (the `softNeighbours` most similar with
+ * a cosine of at least `softMinSimilarity`; equal cosines in row order). Memoised per index: vocabulary
+ * rows are only ever appended, so after a catalogue change a memoised list is completed by scanning the
+ * rows added since, and stems no live endpoint uses any more are left out when read.
  */
 export function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
   if (!w.vector) return [];
   const rows = index.vectorVocab.length;
   const cached = index.neighbourCache.get(w.word);
   if (cached && cached.rows === rows && cached.clean) return cached.list;
-  const found = cached ? [...cached.list] : [];
-  scanRows(index, w, cached ? cached.rows : 0, rows, found);
-  found.sort((a, b) => b.sim - a.sim);
-  const list = found
-    .filter((f) => f.entry.stem !== w.stem && f.entry.docs.length > 0)
-    .slice(0, QUERY_TUNING.softNeighbours);
+  const best = new Best(QUERY_TUNING.softNeighbours);
+  const usable = (entry: VocabEntry) => entry.stem !== w.stem && entry.docs.length > 0;
+  for (const n of cached?.list ?? []) if (usable(n.entry)) best.offer(n.entry, n.sim);
+  scanRows(index, w, cached ? cached.rows : 0, rows, best, usable);
+  const list = best.items;
   if (index.neighbourCache.size >= NEIGHBOUR_CACHE_MAX) index.neighbourCache.clear();
   index.neighbourCache.set(w.word, { rows, list, clean: true });
   return list;
 }
 
-function scanRows(index: SearchIndex, w: QueryWord, from: number, to: number, found: Neighbour[]) {
+/** The k most similar neighbours offered, best first; an equal one offered later goes after. */
+class Best {
+  readonly items: Neighbour[] = [];
+  constructor(private readonly k: number) {}
+  /** The similarity an offer must exceed to enter (-Infinity while there is room). */
+  get bar(): number {
+    return this.items.length < this.k ? Number.NEGATIVE_INFINITY : (this.items[this.k - 1] as Neighbour).sim;
+  }
+  offer(entry: VocabEntry, sim: number) {
+    if (this.k <= 0 || sim <= this.bar) return;
+    let at = this.items.length;
+    while (at > 0 && (this.items[at - 1] as Neighbour).sim < sim) at--;
+    this.items.splice(at, 0, { entry, sim });
+    if (this.items.length > this.k) this.items.pop();
+  }
+}
+
+/**
+ * Offers rows [from, to) with a cosine of at least `softMinSimilarity`. Most rows cannot make the list:
+ * after half (and three quarters) of the dimensions, the rest of the dot product is at most the product
+ * of the two vectors' remaining norms (Cauchy-Schwarz), so a row that cannot reach the bar is dropped
+ * there. A row that goes on is summed in the same order as a plain dot product: the same cosine.
+ */
+function scanRows(
+  index: SearchIndex,
+  w: QueryWord,
+  from: number,
+  to: number,
+  best: Best,
+  usable: (entry: VocabEntry) => boolean,
+) {
   const dims = index.vectors.dims;
   const vv = index.vocabVectors;
+  const tails = index.vocabTails;
   const q = w.vector as Float32Array;
   const min = QUERY_TUNING.softMinSimilarity;
+  const [half, quarter] = tailSplits(dims);
+  const qHalf = tailNorm(q, half);
+  const qQuarter = tailNorm(q, quarter);
+  // Rounding of the sums and norms is ~1e-15; the margin keeps a row at the bar from being dropped.
+  const margin = 1e-9;
   for (let r = from; r < to; r++) {
+    const bar = Math.max(min, best.bar);
     let sim = 0;
     const off = r * dims;
-    for (let d = 0; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    let d = 0;
+    for (; d < half; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    if (sim + qHalf * (tails[r * 2] as number) + margin < bar) continue;
+    const entry = index.vectorVocab[r] as VocabEntry;
     // A stem no live endpoint uses any more keeps its row until the next full build: not a neighbour.
-    if (sim >= min) {
-      const entry = index.vectorVocab[r] as VocabEntry;
-      if (entry.docs.length > 0) found.push({ entry, sim });
-    }
+    if (!usable(entry)) continue;
+    for (; d < quarter; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    if (sim + qQuarter * (tails[r * 2 + 1] as number) + margin < bar) continue;
+    for (; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    if (sim >= min) best.offer(entry, sim);
   }
 }
 
@@ -252,13 +295,13 @@ export function matchQuery(
   const n = index.endpoints.length;
   const q = words.length;
   const { lexical, soft, candidate: isCandidate, credit } = scratchFor(index, n, n * q);
-  const candidates: number[] = [];
   const credited: number[] = [];
+  let count = 0;
   try {
     const mark = (doc: number) => {
       if (isCandidate[doc] === 0) {
         isCandidate[doc] = 1;
-        candidates.push(doc);
+        count++;
       }
     };
 
@@ -314,6 +357,9 @@ export function matchQuery(
       }
     });
 
+    // Candidates in slot order: the passes below then read the arrays front to back.
+    const candidates = new Int32Array(count);
+    for (let i = 0, c = 0; c < count; i++) if (isCandidate[i] === 1) candidates[c++] = i;
     const weights = Float64Array.from(words, (w) => w.weight);
     const weightTotal = weights.reduce((s, w) => s + w, 0);
     const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight + t.focusWeight;
@@ -345,6 +391,12 @@ export function matchQuery(
     // to the best: the best relevance is at least bestPartial, so this skips no endpoint that could pass).
     const meaningMax = t.meaningWeight / blendTotal;
     const bound = Math.max(minRelevance, t.relativeFloor * bestPartial);
+    const keyTable = index.keys;
+    const docTails = index.docTails;
+    const [half, quarter] = tailSplits(dims);
+    const qHalf = qv ? tailNorm(qv, half) : 0;
+    const qQuarter = qv ? tailNorm(qv, quarter) : 0;
+    const prune = meaningMax > 0 && t.meaningCeil > t.meaningFloor;
     const scoredAt = new Int32Array(candidates.length);
     const scoredRelevance = new Float64Array(candidates.length);
     let scored = 0;
@@ -355,19 +407,33 @@ export function matchQuery(
       const i = candidates[c] as number;
       // Focus: the share of the endpoint's own key words (slug, tags) that the query asks for.
       let focus = 0;
-      const keys = index.keyIds[i] as Int32Array;
-      if (focusMax > 0 && keys.length > 0) {
-        for (let k = 0; k < keys.length; k++) focus += credit[keys[k] as number] as number;
-        focus = (focus / keys.length) ** t.focusPower;
+      const keyCount = keyTable.count[i] as number;
+      if (focusMax > 0 && keyCount > 0) {
+        const from = keyTable.start[i] as number;
+        for (let k = from; k < from + keyCount; k++) focus += credit[keyTable.pool[k] as number] as number;
+        focus = (focus / keyCount) ** t.focusPower;
       }
       // The cosine is the costly part: skipped where even a perfect meaning could not reach the bound
       // (the margin keeps rounding from ever skipping an endpoint that passes).
       if (p + meaningMax + focusMax * focus + 1e-9 < bound) continue;
       let meaning = 0;
       if (qv) {
+        // The cosine this candidate needs to reach the bound; as in scanRows, the dot product stops
+        // after half (three quarters) of the dimensions when the rest cannot bring it there.
+        // (None when the candidate reaches the bound without meaning: it needs its exact cosine.)
+        const short = bound - p - focusMax * focus;
+        const need =
+          prune && short > 0
+            ? t.meaningFloor + (short / meaningMax) * (t.meaningCeil - t.meaningFloor)
+            : Number.NEGATIVE_INFINITY;
         let cos = 0;
         const off = i * dims;
-        for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        let d = 0;
+        for (; d < half; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        if (cos + qHalf * (docTails[i * 2] as number) + 1e-7 < need) continue;
+        for (; d < quarter; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        if (cos + qQuarter * (docTails[i * 2 + 1] as number) + 1e-7 < need) continue;
+        for (; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
         meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
       }
       const relevance = p + meaningMax * meaning + focusMax * focus;
@@ -384,11 +450,9 @@ export function matchQuery(
     }
     return hits;
   } finally {
-    for (const doc of candidates) {
-      isCandidate[doc] = 0;
-      lexical[doc] = 0;
-      soft.fill(0, doc * q, doc * q + q);
-    }
+    isCandidate.fill(0, 0, n);
+    lexical.fill(0, 0, n);
+    soft.fill(0, 0, n * q);
     for (const id of credited) credit[id] = 0;
   }
 }

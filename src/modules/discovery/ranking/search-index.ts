@@ -9,6 +9,8 @@
 // query asks (`idfOf`); the endpoint mean vectors keep the IDF of the moment they were computed, which
 // drifts only with large changes of the catalogue (`vectorDrift` says how much, and the service rebuilds
 // beside the live index when it matters).
+
+import { clearKeys, emptyKeyTable, type KeyTable, setKeys } from './keys.js';
 import {
   buildLexical,
   emptyLexicalIndex,
@@ -83,18 +85,23 @@ export interface SearchIndex {
   vectorVocab: VocabEntry[];
   /** Row r = unit mean vector of the surface words of vectorVocab[r] (capacity may exceed the rows used). */
   vocabVectors: Float32Array;
+  /** Row r: norms of the last half and the last quarter of row r's vector (`TAIL_SPLITS`), so that a
+   *  neighbour search can stop a dot product early when the rest cannot lift it far enough. */
+  vocabTails: Float64Array;
   /** Surface words of each stem with their number of occurrences in the catalogue. */
   stemForms: Map<string, Map<string, number>>;
   /** Surface words of the catalogue (typo correction before a vector lookup); rebuilt lazily after changes. */
   surface: string[] | undefined;
   /** Ids (`VocabEntry.id`) of the distinct stems of endpoint i's slug and tags: what the endpoint is
    *  about, in brief. */
-  keyIds: Int32Array[];
+  keys: KeyTable;
   /** Next never-used stem id, and ids freed by stems that left the vocabulary. */
   nextStemId: number;
   freeStemIds: number[];
   /** Row i = unit mean vector of endpoint i (capacity may exceed the slots used). */
   docVectors: Float32Array;
+  /** Slot i: norms of the last half and last quarter of its mean vector (as `vocabTails`). */
+  docTails: Float64Array;
   vectors: WordVectors;
   /** Live endpoint count when the endpoint vectors were last all computed (see `vectorDrift`). */
   builtWith: number;
@@ -180,11 +187,9 @@ function analyseEndpoint(e: CatalogueEndpoint): Analysed {
   return { doc, tokens, best, keys: [...keys] };
 }
 
-const NO_KEYS = new Int32Array(0);
-
 /** Ids of an endpoint's key stems (every one is in the vocabulary: the endpoint contains it). */
-function keyIdsOf(index: SearchIndex, keys: string[]): Int32Array {
-  return Int32Array.from(keys, (s) => (index.vocab.get(s) as VocabEntry).id);
+function keyIdsOf(index: SearchIndex, keys: string[]): number[] {
+  return keys.map((s) => (index.vocab.get(s) as VocabEntry).id);
 }
 
 /** BM25-style IDF of a stem from the live endpoint count. */
@@ -235,6 +240,18 @@ function stemVector(index: SearchIndex, s: string): Float32Array | undefined {
   return vector ? normalise(vector) : undefined;
 }
 
+/** Where the tail norms start: the last half and the last quarter of a vector's dimensions. */
+export function tailSplits(dims: number): [number, number] {
+  return [Math.floor(dims / 2), Math.floor((dims * 3) / 4)];
+}
+
+/** Euclidean norm of v[from..], in double precision. */
+export function tailNorm(v: Float32Array, from: number): number {
+  let sum = 0;
+  for (let d = from; d < v.length; d++) sum += (v[d] as number) * (v[d] as number);
+  return Math.sqrt(sum);
+}
+
 /** Grows a row-major matrix so that it holds at least `rows` rows (doubling, to amortise copies). */
 function ensureRows(matrix: Float32Array, rows: number, dims: number): Float32Array {
   if (matrix.length >= rows * dims) return matrix;
@@ -252,8 +269,16 @@ function setStemRow(index: SearchIndex, entry: VocabEntry) {
     entry.row = index.vectorVocab.length;
     index.vectorVocab.push(entry);
     index.vocabVectors = ensureRows(index.vocabVectors, index.vectorVocab.length, dims);
+    if (index.vocabTails.length < index.vectorVocab.length * 2) {
+      const tails = new Float64Array((index.vocabVectors.length / dims) * 2);
+      tails.set(index.vocabTails);
+      index.vocabTails = tails;
+    }
   }
   index.vocabVectors.set(vector, entry.row * dims);
+  const [half, quarter] = tailSplits(dims);
+  index.vocabTails[entry.row * 2] = tailNorm(vector, half);
+  index.vocabTails[entry.row * 2 + 1] = tailNorm(vector, quarter);
 }
 
 /**
@@ -282,6 +307,14 @@ function setDocVector(index: SearchIndex, slot: number, tokens: Array<[string, s
     for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + w * (src[srcOff + d] as number);
   }
   normalise(out);
+  if (index.docTails.length < (slot + 1) * 2) {
+    const tails = new Float64Array(Math.ceil((slot + 1) * 1.5 + 16) * 2);
+    tails.set(index.docTails);
+    index.docTails = tails;
+  }
+  const [half, quarter] = tailSplits(dims);
+  index.docTails[slot * 2] = tailNorm(out, half);
+  index.docTails[slot * 2 + 1] = tailNorm(out, quarter);
 }
 
 function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
@@ -295,12 +328,14 @@ function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
     vocab: new Map(),
     vectorVocab: [],
     vocabVectors: new Float32Array(0),
+    vocabTails: new Float64Array(0),
     stemForms: new Map(),
     surface: undefined,
-    keyIds: [],
+    keys: emptyKeyTable(capacity),
     nextStemId: 0,
     freeStemIds: [],
     docVectors: new Float32Array(Math.max(capacity, 16) * vectors.dims),
+    docTails: new Float64Array(Math.max(capacity, 16) * 2),
     vectors,
     builtWith: 0,
     changedSince: 0,
@@ -366,7 +401,7 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
   }
   for (let id = 0; id < n; id++) {
     const a = analysed[id] as Analysed;
-    index.keyIds.push(keyIdsOf(index, a.keys));
+    setKeys(index.keys, id, keyIdsOf(index, a.keys));
     setDocVector(index, id, a.tokens);
     if (id % BUILD_CHUNK === BUILD_CHUNK - 1) yield;
   }
@@ -451,7 +486,7 @@ export function replaceProviderEndpoints(
       set.add(slot);
     }
     index.alive[slot] = 0;
-    index.keyIds[slot] = NO_KEYS;
+    clearKeys(index.keys, slot);
     removed.add(slot);
     index.live -= 1;
   }
@@ -504,7 +539,7 @@ export function replaceProviderEndpoints(
       index.freeStemIds.push(entry.id);
     }
   }
-  for (const { slot, a } of added) index.keyIds[slot] = keyIdsOf(index, a.keys);
+  for (const { slot, a } of added) setKeys(index.keys, slot, keyIdsOf(index, a.keys));
   for (const s of touchedForms) {
     const entry = index.vocab.get(s);
     if (entry) setStemRow(index, entry);
