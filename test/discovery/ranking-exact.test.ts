@@ -122,7 +122,7 @@ describe('BM25 on typed postings', () => {
   it('scores exactly as MiniSearch, fuzzy matches included', () => {
     const docs = randomDocs(prng(7), 400);
     const mini = miniSearchOf();
-    docs.forEach((doc, id) => mini.add({ id, ...doc }));
+    for (const [id, doc] of docs.entries()) mini.add({ id, ...doc });
     expectSameScores(mini, built(docs), docs.length);
   });
 
@@ -130,7 +130,7 @@ describe('BM25 on typed postings', () => {
     const r = prng(11);
     const docs = randomDocs(r, 300);
     const mini = miniSearchOf();
-    docs.forEach((doc, id) => mini.add({ id, ...doc }));
+    for (const [id, doc] of docs.entries()) mini.add({ id, ...doc });
     const lex = built(docs);
     const removed = Array.from({ length: 40 }, (_, k) => ({ slot: k * 7, doc: docs[k * 7] as LexicalDoc }));
     // Freed slots reused, and new ones past the end.
