@@ -79,13 +79,13 @@ function ensureSlots(lex: LexicalIndex, slots: number) {
   lex.matched = new Uint8Array(capacity);
 }
 
-/** Field f of a slot as (term -> occurrences): added and removed documents, per term. */
-type Change = Map<string, { removed: Set<number>; added: Array<Map<number, number>> }>;
+/** Terms an update touches, with the (slot -> occurrences) it adds in each field. */
+type Change = Map<string, { added: Array<Map<number, number>> }>;
 
 function changeOf(change: Change, term: string) {
   let c = change.get(term);
   if (!c) {
-    c = { removed: new Set(), added: Array.from({ length: F }, () => new Map<number, number>()) };
+    c = { added: Array.from({ length: F }, () => new Map<number, number>()) };
     change.set(term, c);
   }
   return c;
@@ -130,7 +130,7 @@ export function updateLexical(
   for (const { slot, doc } of removed) {
     removeLengths(lex, slot);
     for (const field of LEXICAL_FIELDS)
-      for (const term of tokens(doc[field])) if (term) changeOf(change, term).removed.add(slot);
+      for (const term of tokens(doc[field])) if (term) changeOf(change, term);
   }
   const maxSlot = added.reduce((m, a) => Math.max(m, a.slot), -1);
   ensureSlots(lex, maxSlot + 1);
@@ -144,41 +144,53 @@ export function updateLexical(
       }
     });
   }
-  for (const [term, { removed: gone, added: fresh }] of change) {
+  // A removed document's slot is dropped from every posting list it is in (a slot reused by an added
+  // document is among them: its old postings go, its new ones come from `added`).
+  const gone = new Uint8Array(lex.termScore.length);
+  for (const { slot } of removed) gone[slot] = 1;
+  for (const [term, { added: fresh }] of change) {
     const old = lex.terms.get(term);
-    const slots: number[] = [];
-    const freq: number[] = [];
+    const incoming = fresh.map((add) => [...add.keys()].sort((a, b) => a - b));
     const start = new Int32Array(F + 1);
     for (let f = 0; f < F; f++) {
-      start[f] = slots.length;
+      let kept = 0;
+      if (old)
+        for (let k = old.start[f] as number; k < (old.start[f + 1] as number); k++)
+          if (gone[old.slots[k] as number] === 0) kept++;
+      start[f + 1] = (start[f] as number) + kept + (incoming[f] as number[]).length;
+    }
+    const size = start[F] as number;
+    if (size === 0) {
+      if (old) lex.terms.delete(term);
+      continue;
+    }
+    const slots = new Int32Array(size);
+    const freq = new Uint16Array(size);
+    for (let f = 0; f < F; f++) {
       const add = fresh[f] as Map<number, number>;
-      const incoming = [...add.keys()].sort((a, b) => a - b);
+      const sorted = incoming[f] as number[];
+      let at = start[f] as number;
       let j = 0;
       const from = old ? (old.start[f] as number) : 0;
       const to = old ? (old.start[f + 1] as number) : 0;
       for (let k = from; k < to; k++) {
         const slot = (old as TermPostings).slots[k] as number;
-        for (; j < incoming.length && (incoming[j] as number) < slot; j++) {
-          slots.push(incoming[j] as number);
-          freq.push(add.get(incoming[j] as number) as number);
+        for (; j < sorted.length && (sorted[j] as number) < slot; j++, at++) {
+          slots[at] = sorted[j] as number;
+          freq[at] = add.get(sorted[j] as number) as number;
         }
-        if (gone.has(slot) || add.has(slot)) continue;
-        slots.push(slot);
-        freq.push((old as TermPostings).freq[k] as number);
+        if (gone[slot] === 1) continue;
+        slots[at] = slot;
+        freq[at] = (old as TermPostings).freq[k] as number;
+        at++;
       }
-      for (; j < incoming.length; j++) {
-        slots.push(incoming[j] as number);
-        freq.push(add.get(incoming[j] as number) as number);
+      for (; j < sorted.length; j++, at++) {
+        slots[at] = sorted[j] as number;
+        freq[at] = add.get(sorted[j] as number) as number;
       }
     }
-    start[F] = slots.length;
-    if (slots.length === 0) {
-      if (old) lex.terms.delete(term);
-      continue;
-    }
-    const postings = { slots: Int32Array.from(slots), freq: Uint16Array.from(freq), start };
-    if (old) Object.assign(old, postings);
-    else lex.terms.set(term, postings);
+    if (old) Object.assign(old, { slots, freq, start });
+    else lex.terms.set(term, { slots, freq, start });
   }
 }
 

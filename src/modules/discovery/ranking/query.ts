@@ -1,5 +1,5 @@
 // Query side of the ranking: analyse the query (content words, typo correction, expansion to catalogue
-// words of similar meaning), score candidates lexically (MiniSearch BM25+), by soft coverage of the
+// words of similar meaning), score candidates lexically (BM25+, lexical.ts), by soft coverage of the
 // query words and by meaning (cosine of SIF-weighted mean word vectors), and blend them into one
 // relevance in [0, 1].
 import { scoreLexical } from './lexical.js';
@@ -21,7 +21,7 @@ export const QUERY_TUNING = {
   /** Relative weight of a fuzzy (typo) match, and MiniSearch's fuzziness for words of 5+ letters. */
   fuzzyWeight: 0.6,
   fuzzy: 0.2,
-  /** BM25+ parameters (MiniSearch's defaults). */
+  /** BM25+ parameters (MiniSearch's defaults, which the ranking used before it had its own postings). */
   bm25K: 1.2,
   bm25B: 0.7,
   bm25D: 0.5,

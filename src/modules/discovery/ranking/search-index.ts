@@ -1,11 +1,13 @@
-// The in-memory discovery index of the catalogue: a MiniSearch (BM25+) index over weighted fields, the
-// catalogue's vocabulary with posting lists and word vectors (for query expansion), and one mean word
-// vector per endpoint (for matching by meaning when no word is shared).
+// The in-memory discovery index of the catalogue: BM25+ postings over the lexical fields (lexical.ts),
+// the catalogue's vocabulary with posting lists and word vectors (for query expansion), each endpoint's
+// key stems (keys.ts), and one mean word vector per endpoint (for matching by meaning when no word is
+// shared). Per-endpoint data lives in typed arrays indexed by slot, so that a query walks arrays rather
+// than objects and maps.
 //
 // Built once in full (`buildSearchIndex`, or `buildSearchIndexAsync`, which yields to the event loop
 // between chunks), then kept current one provider at a time (`replaceProviderEndpoints`): each endpoint
 // lives in a slot; a removed endpoint frees its slot, posting lists are rewritten only for the stems the
-// change touches, and MiniSearch discards and adds documents. IDF is computed from the live counts when a
+// change touches, and so are the BM25 postings of the terms it touches. IDF is computed from the live counts when a
 // query asks (`idfOf`); the endpoint mean vectors keep the IDF of the moment they were computed, which
 // drifts only with large changes of the catalogue (`vectorDrift` says how much, and the service rebuilds
 // beside the live index when it matters).
