@@ -294,7 +294,8 @@ export function matchQuery(
 
   const n = index.endpoints.length;
   const q = words.length;
-  const { lexical, soft, candidate: isCandidate, credit } = scratchFor(index, n, n * q);
+  const scratch = scratchFor(index, n, n * q);
+  const { lexical, soft, candidate: isCandidate, credit } = scratch;
   const credited: number[] = [];
   let count = 0;
   try {
@@ -358,7 +359,7 @@ export function matchQuery(
     });
 
     // Candidates in slot order: the passes below then read the arrays front to back.
-    const candidates = new Int32Array(count);
+    const candidates = scratch.candidates.subarray(0, count);
     for (let i = 0, c = 0; c < count; i++) if (isCandidate[i] === 1) candidates[c++] = i;
     const weights = Float64Array.from(words, (w) => w.weight);
     const weightTotal = weights.reduce((s, w) => s + w, 0);
@@ -368,7 +369,8 @@ export function matchQuery(
     const dims = index.vectors.dims;
     const dv = index.docVectors;
     // Pass 1: the cheap part of every candidate's relevance (BM25 and coverage, no vectors).
-    const partial = new Float64Array(candidates.length);
+    // Written before read: reused without zeroing.
+    const partial = scratch.partial;
     let bestPartial = 0;
     for (let c = 0; c < candidates.length; c++) {
       const i = candidates[c] as number;
@@ -397,8 +399,8 @@ export function matchQuery(
     const qHalf = qv ? tailNorm(qv, half) : 0;
     const qQuarter = qv ? tailNorm(qv, quarter) : 0;
     const prune = meaningMax > 0 && t.meaningCeil > t.meaningFloor;
-    const scoredAt = new Int32Array(candidates.length);
-    const scoredRelevance = new Float64Array(candidates.length);
+    const scoredAt = scratch.scoredAt;
+    const scoredRelevance = scratch.scoredRelevance;
     let scored = 0;
     let best = 0;
     for (let c = 0; c < candidates.length; c++) {
@@ -461,8 +463,13 @@ export function matchQuery(
 function scratchFor(index: SearchIndex, slots: number, cells: number): QueryScratch {
   const s = index.scratch;
   if (s.lexical.length < slots) {
-    s.lexical = new Float32Array(Math.ceil(slots * 1.25));
-    s.candidate = new Uint8Array(s.lexical.length);
+    const capacity = Math.ceil(slots * 1.25);
+    s.lexical = new Float32Array(capacity);
+    s.candidate = new Uint8Array(capacity);
+    s.candidates = new Int32Array(capacity);
+    s.partial = new Float64Array(capacity);
+    s.scoredAt = new Int32Array(capacity);
+    s.scoredRelevance = new Float64Array(capacity);
   }
   if (s.soft.length < cells) s.soft = new Float32Array(Math.ceil(cells * 1.25));
   if (s.credit.length < index.nextStemId) s.credit = new Float64Array(Math.ceil(index.nextStemId * 1.25));

@@ -117,14 +117,15 @@ export interface SearchIndex {
   >;
   /** Per-index memo of misspelt query word -> catalogue word ('' = none close enough). */
   typoCache: Map<string, string>;
-  /** Buffers one query's ranking reuses (query.ts), all zero between queries. */
+  /** Buffers one query's ranking reuses (query.ts). */
   scratch: QueryScratch;
 }
 
 /**
  * Per-query working arrays, kept with the index so that an uncached query allocates nothing in
- * proportion to the catalogue (the ranking of one query is synchronous: one user at a time). Every
- * cell a query sets is zeroed again before it returns.
+ * proportion to the catalogue (the ranking of one query is synchronous: one user at a time). The first
+ * four are all zero between queries (every cell a query sets is zeroed before it returns); the rest are
+ * written before they are read.
  */
 export interface QueryScratch {
   /** BM25 score of each slot (float32, as the ranking has always stored it). */
@@ -135,6 +136,12 @@ export interface QueryScratch {
   candidate: Uint8Array;
   /** Best credit of each vocabulary stem (by id) as an answer to some query word (for focus). */
   credit: Float64Array;
+  /** Per candidate (up to one per slot), written before they are read: the candidates' slots, their
+   *  partial relevance, and the slots and relevance of those scored in full. */
+  candidates: Int32Array;
+  partial: Float64Array;
+  scoredAt: Int32Array;
+  scoredRelevance: Float64Array;
 }
 
 /** "CloudVane" -> "Cloud Vane", "ip_intel-v2" -> "ip intel v2": names carry words too. */
@@ -348,6 +355,10 @@ function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
       soft: new Float32Array(0),
       candidate: new Uint8Array(0),
       credit: new Float64Array(0),
+      candidates: new Int32Array(0),
+      partial: new Float64Array(0),
+      scoredAt: new Int32Array(0),
+      scoredRelevance: new Float64Array(0),
     },
   };
 }
