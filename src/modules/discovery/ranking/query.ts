@@ -8,13 +8,12 @@ import {
   LEXICAL_BOOSTS,
   type QueryScratch,
   type SearchIndex,
-  surfaceWords,
   tailNorm,
   tailSplits,
   type VocabEntry,
 } from './search-index.js';
 import { contentWords, stem } from './text.js';
-import { editDistance } from './typos.js';
+import { correctToEnglish, correctTypo } from './typos.js';
 
 /** Tunables, in one place so the benchmark can report what it ran with. */
 export const QUERY_TUNING = {
@@ -74,56 +73,6 @@ export interface RelevanceHit {
 type Neighbour = { entry: VocabEntry; sim: number };
 
 const NEIGHBOUR_CACHE_MAX = 20_000;
-
-/** Closest catalogue word within one edit (two for long words), for a query word nobody knows. */
-function correctTypo(index: SearchIndex, word: string): string | undefined {
-  if (word.length < 4) return undefined;
-  const memo = index.typoCache.get(word);
-  if (memo !== undefined) return memo || undefined;
-  const limit = word.length >= 8 ? 2 : 1;
-  let best: string | undefined;
-  let bestDistance = limit + 1;
-  for (const candidate of surfaceWords(index)) {
-    if (Math.abs(candidate.length - word.length) > limit) continue;
-    const d = editDistance(word, candidate, limit);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  if (index.typoCache.size >= NEIGHBOUR_CACHE_MAX) index.typoCache.clear();
-  index.typoCache.set(word, best ?? '');
-  return best;
-}
-
-/**
- * For a misspelt word the catalogue does not use either ("sunscren"): the most frequent English word of
- * the vector vocabulary within one edit (two for 8+ letters) that is far more common than the word
- * itself (a noisy-channel choice with a Zipf prior). Same first letter only: it keeps the search cheap,
- * and first letters are rarely mistyped.
- */
-function correctToEnglish(index: SearchIndex, word: string): string | undefined {
-  if (word.length < 5 || !/^\p{L}+$/u.test(word)) return undefined;
-  const key = `en:${word}`;
-  const memo = index.typoCache.get(key);
-  if (memo !== undefined) return memo || undefined;
-  const limit = word.length >= 8 ? 2 : 1;
-  const ownRank = index.vectors.rank(word) ?? Number.POSITIVE_INFINITY;
-  let best: string | undefined;
-  for (const candidate of index.vectors.wordsStartingWith(word.charAt(0))) {
-    const rank = index.vectors.rank(candidate) ?? Number.POSITIVE_INFINITY;
-    // Listed most frequent first: past a tenth of the word's own rank nothing can qualify.
-    if (rank * 10 >= ownRank) break;
-    if (Math.abs(candidate.length - word.length) > limit) continue;
-    if (editDistance(word, candidate, limit) <= limit) {
-      best = candidate;
-      break;
-    }
-  }
-  if (index.typoCache.size >= NEIGHBOUR_CACHE_MAX) index.typoCache.clear();
-  index.typoCache.set(key, best ?? '');
-  return best;
-}
 
 export function analyse(index: SearchIndex, query: string): QueryWord[] {
   const n = Math.max(index.live, 1);
