@@ -57,11 +57,17 @@ function serviceEnv(dataDir: string): Record<string, string> {
   };
 }
 
-function spawnService(env: Record<string, string>): Promise<Instance> {
+/** `root`: the checkout whose service runs (a baseline checkout for a before/after comparison). */
+function spawnService(env: Record<string, string>, root: string, profile = false): Promise<Instance> {
+  // BENCH_CPU_PROF=dir: the first service writes a CPU profile there when it stops.
+  const prof =
+    profile && process.env.BENCH_CPU_PROF
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [];
   const child = spawn(
     process.execPath,
-    ['--max-semi-space-size=32', '--import', 'tsx', 'bench/discovery-server.ts'],
-    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+    [...prof, '--max-semi-space-size=32', '--import', 'tsx', 'bench/discovery-server.ts'],
+    { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise((resolve, reject) => {
     let out = '';
@@ -283,7 +289,7 @@ async function changeVisibility(
   };
 }
 
-async function scaleRun(providerCount: number, queries: string[], catalogue: DevProvider[]) {
+async function scaleRun(providerCount: number, queries: string[], catalogue: DevProvider[], root: string) {
   const endpoints = catalogue.reduce((s, p) => s + p.endpoints.length, 0);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-dsc-'));
   const schema = `bench_dsc_${process.pid}_${randomHex(3)}`;
@@ -294,8 +300,8 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
   try {
     if (DATABASE_URL) {
       const env = { ...serviceEnv(dataDir), DATABASE_URL, SVC_TEST_SCHEMA: schema };
-      const first = await spawnService(env);
-      instances = [first, await spawnService(env)];
+      const first = await spawnService(env, root, root === process.cwd());
+      instances = [first, await spawnService(env, root)];
       admin = await openDatabase({ url: DATABASE_URL, schema, poolSize: 2 });
       db = admin.orm;
       closeDb = async () => {
@@ -357,6 +363,7 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
       empty,
       after,
       usedQueries: next.i,
+      label: root === process.cwd() ? '' : ` (${path.basename(root)})`,
     };
   } finally {
     for (const inst of instances) {
@@ -373,7 +380,9 @@ type ScaleResult = Awaited<ReturnType<typeof scaleRun>>;
 function printTable(results: ScaleResult[]) {
   const row = (label: string, f: (r: ScaleResult) => string) =>
     console.log(`| ${label} | ${results.map(f).join(' | ')} |`);
-  console.log(`\n| | ${results.map((r) => `${r.endpoints.toLocaleString('en')} endpoints`).join(' | ')} |`);
+  console.log(
+    `\n| | ${results.map((r) => `${r.endpoints.toLocaleString('en')} endpoints${r.label}`).join(' | ')} |`,
+  );
   console.log(`|---|${results.map(() => '---|').join('')}`);
   row('uncached c=1: p50 / p99', (r) => `${fmt(pct(r.c1, 0.5), 2)} ms / ${fmt(pct(r.c1, 0.99), 2)} ms`);
   row('uncached c=4: rps / p99', (r) => `${fmt(r.c4.rps, 0)} / ${fmt(pct(r.c4.latencies, 0.99))} ms`);
@@ -407,7 +416,13 @@ function printTable(results: ScaleResult[]) {
   row('load average at the end (2 cores)', (r) => r.load);
 }
 
-export async function scaleBenchmark(sizes: number[]) {
+/**
+ * `baseline`: another checkout (e.g. /work/main) whose service is measured first on the same catalogue
+ * and queries, for a before/after comparison in one run (PostgreSQL only: its services are processes).
+ */
+export async function scaleBenchmark(sizes: number[], baseline?: string) {
+  if (baseline && !DATABASE_URL)
+    throw new Error('--baseline needs DATABASE_URL (separate service processes)');
   console.log(
     `\nscale: ${DATABASE_URL ? 'PostgreSQL, 2 service processes' : 'PGlite in-memory, 1 in-process service'}; ` +
       `${os.cpus().length} CPUs, load average ${os
@@ -421,16 +436,28 @@ export async function scaleBenchmark(sizes: number[]) {
     const catalogue = generateCatalogue(providers);
     const queries = generateQueries(catalogue, 40_000);
     const genSeconds = (performance.now() - t) / 1000;
-    t = performance.now();
-    const r = await scaleRun(providers, queries, catalogue);
-    console.log(
-      `  ${r.endpoints} endpoints: generated in ${fmt(genSeconds)} s, written in ${fmt(r.loadSeconds)} s, ` +
-        `served by every instance ${fmt(r.firstBuild / 1000)} s later; ${r.usedQueries} distinct queries; ` +
-        `run ${fmt((performance.now() - t) / 1000)} s`,
-    );
-    results.push(r);
+    const pair: ScaleResult[] = [];
+    for (const root of baseline ? [path.resolve(baseline), process.cwd()] : [process.cwd()]) {
+      t = performance.now();
+      const r = await scaleRun(providers, queries, catalogue, root);
+      console.log(
+        `  ${r.endpoints} endpoints${r.label}: generated in ${fmt(genSeconds)} s, written in ${fmt(r.loadSeconds)} s, ` +
+          `served by every instance ${fmt(r.firstBuild / 1000)} s later; ${r.usedQueries} distinct queries; ` +
+          `run ${fmt((performance.now() - t) / 1000)} s`,
+      );
+      pair.push(r);
+    }
+    results.push(pair.at(-1) as ScaleResult);
     // Printed as soon as a size is done: the larger size takes minutes on a loaded machine.
-    printTable([r]);
+    printTable(pair);
+    if (pair.length === 2) {
+      const [before, after] = pair as [ScaleResult, ScaleResult];
+      const ratio = (f: (r: ScaleResult) => number) => fmt(f(before) / f(after), 2);
+      console.log(
+        `baseline ÷ this: c=1 p50 ×${ratio((r) => pct(r.c1, 0.5))}, p99 ×${ratio((r) => pct(r.c1, 0.99))}; ` +
+          `c=16 rps ×${fmt(after.c16.rps / before.c16.rps, 2)} (this ÷ baseline)`,
+      );
+    }
   }
   if (results.length > 1) printTable(results);
   if (results.length === 2) {

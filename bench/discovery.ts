@@ -1,6 +1,8 @@
 // npm run bench:discovery — ranking quality on the dev set through the real app (in-memory PGlite,
-// app.inject), then discovery at 10,000 and 100,000 endpoints over HTTP (discovery-scale.ts).
-// Flags: --providers=1000,10000 (catalogue sizes, 10 endpoints each), --scale-only (skip the dev set).
+// app.inject), then discovery at 10,000 endpoints over HTTP (discovery-scale.ts); a few minutes.
+// Flags: --large (also 100,000 endpoints: many more minutes), --providers=1000,10000 (catalogue sizes,
+// 10 endpoints each), --scale-only (skip the dev set), --baseline=/work/main (measure that checkout's
+// service first on the same catalogue and queries: before/after in one run; PostgreSQL only).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -115,7 +117,12 @@ async function qualityOnDevSet() {
 
 const args = process.argv.slice(2);
 const sizesArg = args.find((a) => a.startsWith('--providers='));
-// Providers of 10 endpoints each: 1,000 (10,000 endpoints) and 10,000 (100,000 endpoints) by default.
-const sizes = sizesArg ? sizesArg.slice('--providers='.length).split(',').map(Number) : [1_000, 10_000];
+// Providers of 10 endpoints each: 1,000 (10,000 endpoints) by default, and 10,000 (100,000) with --large.
+const sizes = sizesArg
+  ? sizesArg.slice('--providers='.length).split(',').map(Number)
+  : args.includes('--large')
+    ? [1_000, 10_000]
+    : [1_000];
+const baseline = args.find((a) => a.startsWith('--baseline='))?.slice('--baseline='.length);
 if (!args.includes('--scale-only')) await qualityOnDevSet();
-await scaleBenchmark(sizes);
+await scaleBenchmark(sizes, baseline);

@@ -1,17 +1,26 @@
 // Query side of the ranking: analyse the query (content words, typo correction, expansion to catalogue
-// words of similar meaning), score candidates lexically (MiniSearch BM25+), by soft coverage of the
+// words of similar meaning), score candidates lexically (BM25+, lexical.ts), by soft coverage of the
 // query words and by meaning (cosine of SIF-weighted mean word vectors), and blend them into one
 // relevance in [0, 1].
-import { idfOf, LEXICAL_BOOSTS, type SearchIndex, surfaceWords, type VocabEntry } from './search-index.js';
+import { scoreLexical } from './lexical.js';
+import {
+  idfOf,
+  LEXICAL_BOOSTS,
+  type QueryScratch,
+  type SearchIndex,
+  tailNorm,
+  tailSplits,
+  type VocabEntry,
+} from './search-index.js';
 import { contentWords, stem } from './text.js';
-import { editDistance } from './typos.js';
+import { correctToEnglish, correctTypo } from './typos.js';
 
 /** Tunables, in one place so the benchmark can report what it ran with. */
 export const QUERY_TUNING = {
   /** Relative weight of a fuzzy (typo) match, and MiniSearch's fuzziness for words of 5+ letters. */
   fuzzyWeight: 0.6,
   fuzzy: 0.2,
-  /** BM25+ parameters (MiniSearch's defaults). */
+  /** BM25+ parameters (MiniSearch's defaults, which the ranking used before it had its own postings). */
   bm25K: 1.2,
   bm25B: 0.7,
   bm25D: 0.5,
@@ -65,56 +74,6 @@ type Neighbour = { entry: VocabEntry; sim: number };
 
 const NEIGHBOUR_CACHE_MAX = 20_000;
 
-/** Closest catalogue word within one edit (two for long words), for a query word nobody knows. */
-function correctTypo(index: SearchIndex, word: string): string | undefined {
-  if (word.length < 4) return undefined;
-  const memo = index.typoCache.get(word);
-  if (memo !== undefined) return memo || undefined;
-  const limit = word.length >= 8 ? 2 : 1;
-  let best: string | undefined;
-  let bestDistance = limit + 1;
-  for (const candidate of surfaceWords(index)) {
-    if (Math.abs(candidate.length - word.length) > limit) continue;
-    const d = editDistance(word, candidate, limit);
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  if (index.typoCache.size >= NEIGHBOUR_CACHE_MAX) index.typoCache.clear();
-  index.typoCache.set(word, best ?? '');
-  return best;
-}
-
-/**
- * For a misspelt word the catalogue does not use either ("sunscren"): the most frequent English word of
- * the vector vocabulary within one edit (two for 8+ letters) that is far more common than the word
- * itself (a noisy-channel choice with a Zipf prior). Same first letter only: it keeps the search cheap,
- * and first letters are rarely mistyped.
- */
-function correctToEnglish(index: SearchIndex, word: string): string | undefined {
-  if (word.length < 5 || !/^\p{L}+$/u.test(word)) return undefined;
-  const key = `en:${word}`;
-  const memo = index.typoCache.get(key);
-  if (memo !== undefined) return memo || undefined;
-  const limit = word.length >= 8 ? 2 : 1;
-  const ownRank = index.vectors.rank(word) ?? Number.POSITIVE_INFINITY;
-  let best: string | undefined;
-  for (const candidate of index.vectors.wordsStartingWith(word.charAt(0))) {
-    const rank = index.vectors.rank(candidate) ?? Number.POSITIVE_INFINITY;
-    // Listed most frequent first: past a tenth of the word's own rank nothing can qualify.
-    if (rank * 10 >= ownRank) break;
-    if (Math.abs(candidate.length - word.length) > limit) continue;
-    if (editDistance(word, candidate, limit) <= limit) {
-      best = candidate;
-      break;
-    }
-  }
-  if (index.typoCache.size >= NEIGHBOUR_CACHE_MAX) index.typoCache.clear();
-  index.typoCache.set(key, best ?? '');
-  return best;
-}
-
 export function analyse(index: SearchIndex, query: string): QueryWord[] {
   const n = Math.max(index.live, 1);
   const unknownIdf = Math.log(1 + (n + 0.5) / 0.5);
@@ -152,40 +111,81 @@ export function analyse(index: SearchIndex, query: string): QueryWord[] {
 }
 
 /**
- * Catalogue stems similar in meaning to a query word, best first. Memoised per index: vocabulary rows are
- * only ever appended, so after a catalogue change a memoised list is completed by scanning the rows added
- * since, and stems no live endpoint uses any more are left out when read.
+ * Catalogue stems similar in meaning to a query word, best first (the `softNeighbours` most similar with
+ * a cosine of at least `softMinSimilarity`; equal cosines in row order). Memoised per index: vocabulary
+ * rows are only ever appended, so after a catalogue change a memoised list is completed by scanning the
+ * rows added since, and stems no live endpoint uses any more are left out when read.
  */
 export function neighboursOf(index: SearchIndex, w: QueryWord): Neighbour[] {
   if (!w.vector) return [];
   const rows = index.vectorVocab.length;
   const cached = index.neighbourCache.get(w.word);
   if (cached && cached.rows === rows && cached.clean) return cached.list;
-  const found = cached ? [...cached.list] : [];
-  scanRows(index, w, cached ? cached.rows : 0, rows, found);
-  found.sort((a, b) => b.sim - a.sim);
-  const list = found
-    .filter((f) => f.entry.stem !== w.stem && f.entry.docs.length > 0)
-    .slice(0, QUERY_TUNING.softNeighbours);
+  const best = new Best(QUERY_TUNING.softNeighbours);
+  const usable = (entry: VocabEntry) => entry.stem !== w.stem && entry.docs.length > 0;
+  for (const n of cached?.list ?? []) if (usable(n.entry)) best.offer(n.entry, n.sim);
+  scanRows(index, w, cached ? cached.rows : 0, rows, best, usable);
+  const list = best.items;
   if (index.neighbourCache.size >= NEIGHBOUR_CACHE_MAX) index.neighbourCache.clear();
   index.neighbourCache.set(w.word, { rows, list, clean: true });
   return list;
 }
 
-function scanRows(index: SearchIndex, w: QueryWord, from: number, to: number, found: Neighbour[]) {
+/** The k most similar neighbours offered, best first; an equal one offered later goes after. */
+class Best {
+  readonly items: Neighbour[] = [];
+  constructor(private readonly k: number) {}
+  /** The similarity an offer must exceed to enter (-Infinity while there is room). */
+  get bar(): number {
+    return this.items.length < this.k ? Number.NEGATIVE_INFINITY : (this.items[this.k - 1] as Neighbour).sim;
+  }
+  offer(entry: VocabEntry, sim: number) {
+    if (this.k <= 0 || sim <= this.bar) return;
+    let at = this.items.length;
+    while (at > 0 && (this.items[at - 1] as Neighbour).sim < sim) at--;
+    this.items.splice(at, 0, { entry, sim });
+    if (this.items.length > this.k) this.items.pop();
+  }
+}
+
+/**
+ * Offers rows [from, to) with a cosine of at least `softMinSimilarity`. Most rows cannot make the list:
+ * after half (and three quarters) of the dimensions, the rest of the dot product is at most the product
+ * of the two vectors' remaining norms (Cauchy-Schwarz), so a row that cannot reach the bar is dropped
+ * there. A row that goes on is summed in the same order as a plain dot product: the same cosine.
+ */
+function scanRows(
+  index: SearchIndex,
+  w: QueryWord,
+  from: number,
+  to: number,
+  best: Best,
+  usable: (entry: VocabEntry) => boolean,
+) {
   const dims = index.vectors.dims;
   const vv = index.vocabVectors;
+  const tails = index.vocabTails;
   const q = w.vector as Float32Array;
   const min = QUERY_TUNING.softMinSimilarity;
+  const [half, quarter] = tailSplits(dims);
+  const qHalf = tailNorm(q, half);
+  const qQuarter = tailNorm(q, quarter);
+  // Rounding of the sums and norms is ~1e-15; the margin keeps a row at the bar from being dropped.
+  const margin = 1e-9;
   for (let r = from; r < to; r++) {
+    const bar = Math.max(min, best.bar);
     let sim = 0;
     const off = r * dims;
-    for (let d = 0; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    let d = 0;
+    for (; d < half; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    if (sim + qHalf * (tails[r * 2] as number) + margin < bar) continue;
+    const entry = index.vectorVocab[r] as VocabEntry;
     // A stem no live endpoint uses any more keeps its row until the next full build: not a neighbour.
-    if (sim >= min) {
-      const entry = index.vectorVocab[r] as VocabEntry;
-      if (entry.docs.length > 0) found.push({ entry, sim });
-    }
+    if (!usable(entry)) continue;
+    for (; d < quarter; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    if (sim + qQuarter * (tails[r * 2 + 1] as number) + margin < bar) continue;
+    for (; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    if (sim >= min) best.offer(entry, sim);
   }
 }
 
@@ -243,123 +243,184 @@ export function matchQuery(
 
   const n = index.endpoints.length;
   const q = words.length;
-  const lexical = new Float32Array(n);
-  const soft = new Float32Array(n * q);
-  const isCandidate = new Uint8Array(n);
-  const candidates: number[] = [];
-  const mark = (doc: number) => {
-    if (isCandidate[doc] === 0) {
-      isCandidate[doc] = 1;
-      candidates.push(doc);
-    }
-  };
-
-  let maxScore = 0;
-  const results = index.mini.search(
-    { queries: [...terms], combineWith: 'OR' },
-    {
-      boost: LEXICAL_BOOSTS,
-      processTerm: (term) => term,
-      tokenize: (text) => [text],
-      // Only a word the catalogue does not contain may be a misspelling of one it does.
-      fuzzy: (term) => (term.length >= 5 && !index.vocab.has(term) ? t.fuzzy : false),
-      weights: { fuzzy: t.fuzzyWeight, prefix: 0.3 },
-      bm25: { k: t.bm25K, b: t.bm25B, d: t.bm25D },
-    },
-  );
-  for (const r of results) {
-    const id = r.id as number;
-    lexical[id] = r.score;
-    if (r.score > maxScore) maxScore = r.score;
-    mark(id);
-  }
-
-  // Soft coverage: each query word is credited by the best word of the endpoint that means the same
-  // (1 for the word itself, less for a similar one), scaled by the field it appears in.
-  const give = (entry: VocabEntry, qi: number, value: number) => {
-    for (let k = 0; k < entry.docs.length; k++) {
-      const doc = entry.docs[k] as number;
-      const v = value * (entry.fieldFactor[k] as number);
-      const cell = doc * q + qi;
-      if (v > (soft[cell] as number)) soft[cell] = v;
-      mark(doc);
-    }
-  };
-  // Credit of each catalogue stem as an answer to some query word (for the endpoint-side focus below).
-  const stemCredit = new Map<string, number>();
-  words.forEach((w, qi) => {
-    const exact = index.vocab.get(w.stem);
-    if (exact) {
-      give(exact, qi, 1);
-      stemCredit.set(w.stem, 1);
-    }
-    // Another query word's own stem is credited to that word, not counted twice.
-    const similar = (near[qi] ?? []).filter((x) => !own.has(x.entry.stem)).slice(0, t.softNeighbours);
-    for (const { entry, sim } of similar) {
-      const credit = t.softScale * ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower;
-      // A credit this small changes no ranking, but would make thousands of endpoints candidates.
-      if (credit >= t.softMinCredit) {
-        give(entry, qi, credit);
-        if (credit > (stemCredit.get(entry.stem) ?? 0)) stemCredit.set(entry.stem, credit);
+  const scratch = scratchFor(index, n, n * q);
+  const { lexical, soft, candidate: isCandidate, credit } = scratch;
+  const credited: number[] = [];
+  let count = 0;
+  try {
+    const mark = (doc: number) => {
+      if (isCandidate[doc] === 0) {
+        isCandidate[doc] = 1;
+        count++;
       }
-    }
-  });
+    };
 
-  const weights = Float64Array.from(words, (w) => w.weight);
-  const weightTotal = weights.reduce((s, w) => s + w, 0);
-  const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight + t.focusWeight;
-  const focusMax = t.focusWeight / blendTotal;
-  const qv = queryVector(index, words);
-  const dims = index.vectors.dims;
-  const dv = index.docVectors;
-  // Pass 1: the cheap part of every candidate's relevance (BM25 and coverage, no vectors).
-  const partial = new Float64Array(candidates.length);
-  let bestPartial = 0;
-  for (let c = 0; c < candidates.length; c++) {
-    const i = candidates[c] as number;
-    if (allowed && !allowed(i)) {
-      partial[c] = -1;
-      continue;
+    const maxScore = scoreLexical(
+      index.lexical,
+      terms,
+      {
+        boost: LEXICAL_BOOSTS,
+        // Only a word the catalogue does not contain may be a misspelling of one it does.
+        fuzzy: (term) => (term.length >= 5 && !index.vocab.has(term) ? t.fuzzy : false),
+        fuzzyWeight: t.fuzzyWeight,
+        k: t.bm25K,
+        b: t.bm25B,
+        d: t.bm25D,
+      },
+      lexical,
+      mark,
+    );
+
+    // Soft coverage: each query word is credited by the best word of the endpoint that means the same
+    // (1 for the word itself, less for a similar one), scaled by the field it appears in.
+    const give = (entry: VocabEntry, qi: number, value: number) => {
+      const { docs, fieldFactor } = entry;
+      for (let k = 0; k < docs.length; k++) {
+        const doc = docs[k] as number;
+        const v = value * (fieldFactor[k] as number);
+        const cell = doc * q + qi;
+        if (v > (soft[cell] as number)) soft[cell] = v;
+        mark(doc);
+      }
+    };
+    // Credit of each catalogue stem (by id) as an answer to some query word (for the endpoint-side
+    // focus below): the best one given.
+    const setCredit = (entry: VocabEntry, value: number) => {
+      if (credit[entry.id] === 0) credited.push(entry.id);
+      if (value > (credit[entry.id] as number)) credit[entry.id] = value;
+    };
+    words.forEach((w, qi) => {
+      const exact = index.vocab.get(w.stem);
+      if (exact) {
+        give(exact, qi, 1);
+        setCredit(exact, 1);
+      }
+      // Another query word's own stem is credited to that word, not counted twice.
+      const similar = (near[qi] ?? []).filter((x) => !own.has(x.entry.stem)).slice(0, t.softNeighbours);
+      for (const { entry, sim } of similar) {
+        const credit = t.softScale * ((sim - t.softMinSimilarity) / (1 - t.softMinSimilarity)) ** t.softPower;
+        // A credit this small changes no ranking, but would make thousands of endpoints candidates.
+        if (credit >= t.softMinCredit) {
+          give(entry, qi, credit);
+          setCredit(entry, credit);
+        }
+      }
+    });
+
+    // Candidates in slot order: the passes below then read the arrays front to back.
+    const candidates = scratch.candidates.subarray(0, count);
+    for (let i = 0, c = 0; c < count; i++) if (isCandidate[i] === 1) candidates[c++] = i;
+    const weights = Float64Array.from(words, (w) => w.weight);
+    const weightTotal = weights.reduce((s, w) => s + w, 0);
+    const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight + t.focusWeight;
+    const focusMax = t.focusWeight / blendTotal;
+    const qv = queryVector(index, words);
+    const dims = index.vectors.dims;
+    const dv = index.docVectors;
+    // Pass 1: the cheap part of every candidate's relevance (BM25 and coverage, no vectors).
+    // Written before read: reused without zeroing.
+    const partial = scratch.partial;
+    let bestPartial = 0;
+    for (let c = 0; c < candidates.length; c++) {
+      const i = candidates[c] as number;
+      if (allowed && !allowed(i)) {
+        partial[c] = -1;
+        continue;
+      }
+      let softSum = 0;
+      const row = i * q;
+      for (let qi = 0; qi < q; qi++) softSum += (weights[qi] as number) * (soft[row + qi] as number);
+      const lexRel = maxScore > 0 ? (lexical[i] as number) / maxScore : 0;
+      const coverage = softSum / weightTotal;
+      // BM25 is relative to the best match; scaling it by coverage keeps one shared word from looking complete.
+      partial[c] =
+        (t.lexicalWeight * lexRel * coverage ** t.lexicalCoveragePower + t.softWeight * coverage) /
+        blendTotal;
+      if ((partial[c] as number) > bestPartial) bestPartial = partial[c] as number;
     }
-    let softSum = 0;
-    const row = i * q;
-    for (let qi = 0; qi < q; qi++) softSum += (weights[qi] as number) * (soft[row + qi] as number);
-    const lexRel = maxScore > 0 ? (lexical[i] as number) / maxScore : 0;
-    const coverage = softSum / weightTotal;
-    // BM25 is relative to the best match; scaling it by coverage keeps one shared word from looking complete.
-    partial[c] =
-      (t.lexicalWeight * lexRel * coverage ** t.lexicalCoveragePower + t.softWeight * coverage) / blendTotal;
-    if ((partial[c] as number) > bestPartial) bestPartial = partial[c] as number;
+    // Pass 2: add focus and meaning where the result can still reach the floor (absolute, and relative
+    // to the best: the best relevance is at least bestPartial, so this skips no endpoint that could pass).
+    const meaningMax = t.meaningWeight / blendTotal;
+    const bound = Math.max(minRelevance, t.relativeFloor * bestPartial);
+    const keyTable = index.keys;
+    const docTails = index.docTails;
+    const [half, quarter] = tailSplits(dims);
+    const qHalf = qv ? tailNorm(qv, half) : 0;
+    const qQuarter = qv ? tailNorm(qv, quarter) : 0;
+    const prune = meaningMax > 0 && t.meaningCeil > t.meaningFloor;
+    const scoredAt = scratch.scoredAt;
+    const scoredRelevance = scratch.scoredRelevance;
+    let scored = 0;
+    let best = 0;
+    for (let c = 0; c < candidates.length; c++) {
+      const p = partial[c] as number;
+      if (p < 0 || p + meaningMax + focusMax < bound) continue;
+      const i = candidates[c] as number;
+      // Focus: the share of the endpoint's own key words (slug, tags) that the query asks for.
+      let focus = 0;
+      const keyCount = keyTable.count[i] as number;
+      if (focusMax > 0 && keyCount > 0) {
+        const from = keyTable.start[i] as number;
+        for (let k = from; k < from + keyCount; k++) focus += credit[keyTable.pool[k] as number] as number;
+        focus = (focus / keyCount) ** t.focusPower;
+      }
+      // The cosine is the costly part: skipped where even a perfect meaning could not reach the bound
+      // (the margin keeps rounding from ever skipping an endpoint that passes).
+      if (p + meaningMax + focusMax * focus + 1e-9 < bound) continue;
+      let meaning = 0;
+      if (qv) {
+        // The cosine this candidate needs to reach the bound; as in scanRows, the dot product stops
+        // after half (three quarters) of the dimensions when the rest cannot bring it there.
+        // (None when the candidate reaches the bound without meaning: it needs its exact cosine.)
+        const short = bound - p - focusMax * focus;
+        const need =
+          prune && short > 0
+            ? t.meaningFloor + (short / meaningMax) * (t.meaningCeil - t.meaningFloor)
+            : Number.NEGATIVE_INFINITY;
+        let cos = 0;
+        const off = i * dims;
+        let d = 0;
+        for (; d < half; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        if (cos + qHalf * (docTails[i * 2] as number) + 1e-7 < need) continue;
+        for (; d < quarter; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        if (cos + qQuarter * (docTails[i * 2 + 1] as number) + 1e-7 < need) continue;
+        for (; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
+      }
+      const relevance = p + meaningMax * meaning + focusMax * focus;
+      if (relevance > best) best = relevance;
+      scoredAt[scored] = i;
+      scoredRelevance[scored] = relevance;
+      scored++;
+    }
+    const floor = Math.max(minRelevance, t.relativeFloor * best, Number.MIN_VALUE);
+    const hits: RelevanceHit[] = [];
+    for (let k = 0; k < scored; k++) {
+      const relevance = scoredRelevance[k] as number;
+      if (relevance >= floor) hits.push({ index: scoredAt[k] as number, relevance });
+    }
+    return hits;
+  } finally {
+    isCandidate.fill(0, 0, n);
+    lexical.fill(0, 0, n);
+    soft.fill(0, 0, n * q);
+    for (const id of credited) credit[id] = 0;
   }
-  // Pass 2: add meaning where the result can still reach the floor (absolute, and relative to the best:
-  // the best relevance is at least bestPartial, so this skips no endpoint that could pass).
-  const meaningMax = t.meaningWeight / blendTotal;
-  const bound = Math.max(minRelevance, t.relativeFloor * bestPartial);
-  const scored: RelevanceHit[] = [];
-  let best = 0;
-  for (let c = 0; c < candidates.length; c++) {
-    const p = partial[c] as number;
-    if (p < 0 || p + meaningMax + focusMax < bound) continue;
-    const i = candidates[c] as number;
-    let meaning = 0;
-    if (qv) {
-      let cos = 0;
-      const off = i * dims;
-      for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
-      meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
-    }
-    // Focus: the share of the endpoint's own key words (slug, tags) that the query asks for.
-    let focus = 0;
-    const keys = index.keyStems[i] as string[];
-    if (focusMax > 0 && keys.length > 0) {
-      for (const k of keys) focus += stemCredit.get(k) ?? 0;
-      focus = (focus / keys.length) ** t.focusPower;
-    }
-    const relevance = p + meaningMax * meaning + focusMax * focus;
-    if (relevance > best) best = relevance;
-    scored.push({ index: i, relevance });
+}
+
+/** The index's per-query arrays, grown (with room to spare) to `slots` slots and `cells` soft cells. */
+function scratchFor(index: SearchIndex, slots: number, cells: number): QueryScratch {
+  const s = index.scratch;
+  if (s.lexical.length < slots) {
+    const capacity = Math.ceil(slots * 1.25);
+    s.lexical = new Float32Array(capacity);
+    s.candidate = new Uint8Array(capacity);
+    s.candidates = new Int32Array(capacity);
+    s.partial = new Float64Array(capacity);
+    s.scoredAt = new Int32Array(capacity);
+    s.scoredRelevance = new Float64Array(capacity);
   }
-  const floor = Math.max(minRelevance, t.relativeFloor * best, Number.MIN_VALUE);
-  const hits = scored.filter((h) => h.relevance >= floor);
-  return hits;
+  if (s.soft.length < cells) s.soft = new Float32Array(Math.ceil(cells * 1.25));
+  if (s.credit.length < index.nextStemId) s.credit = new Float64Array(Math.ceil(index.nextStemId * 1.25));
+  return s;
 }

@@ -1,15 +1,26 @@
-// The in-memory discovery index of the catalogue: a MiniSearch (BM25+) index over weighted fields, the
-// catalogue's vocabulary with posting lists and word vectors (for query expansion), and one mean word
-// vector per endpoint (for matching by meaning when no word is shared).
+// The in-memory discovery index of the catalogue: BM25+ postings over the lexical fields (lexical.ts),
+// the catalogue's vocabulary with posting lists and word vectors (for query expansion), each endpoint's
+// key stems (keys.ts), and one mean word vector per endpoint (for matching by meaning when no word is
+// shared). Per-endpoint data lives in typed arrays indexed by slot, so that a query walks arrays rather
+// than objects and maps.
 //
 // Built once in full (`buildSearchIndex`, or `buildSearchIndexAsync`, which yields to the event loop
 // between chunks), then kept current one provider at a time (`replaceProviderEndpoints`): each endpoint
 // lives in a slot; a removed endpoint frees its slot, posting lists are rewritten only for the stems the
-// change touches, and MiniSearch discards and adds documents. IDF is computed from the live counts when a
+// change touches, and so are the BM25 postings of the terms it touches. IDF is computed from the live counts when a
 // query asks (`idfOf`); the endpoint mean vectors keep the IDF of the moment they were computed, which
 // drifts only with large changes of the catalogue (`vectorDrift` says how much, and the service rebuilds
 // beside the live index when it matters).
-import MiniSearch from 'minisearch';
+
+import { clearKeys, emptyKeyTable, type KeyTable, setKeys } from './keys.js';
+import {
+  buildLexical,
+  emptyLexicalIndex,
+  type LexicalDoc,
+  type LexicalField,
+  type LexicalIndex,
+  updateLexical,
+} from './lexical.js';
 import { contentWords, stem } from './text.js';
 import type { CatalogueEndpoint } from './types.js';
 import { normalise, type WordVectors } from './vectors.js';
@@ -30,12 +41,10 @@ export const FIELD_WEIGHTS: Record<FieldName, number> = {
 const FIELDS = Object.keys(FIELD_WEIGHTS) as FieldName[];
 
 /**
- * Fields MiniSearch scores with BM25 (the category joins the provider's text there; parameter texts
- * only feed the meaning signals: as BM25 fields they measured no better and cost time).
- */
-const LEXICAL_FIELDS = ['description', 'tags', 'slug', 'name', 'provider'] as const;
-type LexicalField = (typeof LEXICAL_FIELDS)[number];
-/**
+ * BM25 scores the lexical fields (lexical.ts): the category joins the provider's text there; parameter
+ * texts only feed the meaning signals (as BM25 fields they measured no better and cost time).
+ *
+
  * BM25 field boosts. Field importance already shapes soft coverage and the mean vectors (FIELD_WEIGHTS);
  * boosting BM25 as well measured worse on the dev set, so BM25 weighs the fields evenly by default.
  */
@@ -49,6 +58,9 @@ export const LEXICAL_BOOSTS: Record<LexicalField, number> = {
 
 export interface VocabEntry {
   stem: string;
+  /** Small integer of the stem, unique among live entries (reused after the stem leaves): it indexes
+   *  per-query typed arrays instead of maps keyed by strings. */
+  id: number;
   /** Row of the stem's vector in `SearchIndex.vocabVectors`, or -1 when none of its words has one. */
   row: number;
   /** Live endpoints containing the stem (ascending slots), and the weight of the best field it appears in
@@ -67,21 +79,31 @@ export interface SearchIndex {
   free: number[];
   /** Slots of each provider's endpoints. */
   providerSlots: Map<string, number[]>;
-  mini: MiniSearch<IndexedDoc>;
+  /** BM25+ postings of the lexical fields. */
+  lexical: LexicalIndex;
   vocab: Map<string, VocabEntry>;
   /** Vocabulary entries with a vector, in row order of `vocabVectors` (entries of vanished stems stay,
    *  with no docs, until the next full build). */
   vectorVocab: VocabEntry[];
   /** Row r = unit mean vector of the surface words of vectorVocab[r] (capacity may exceed the rows used). */
   vocabVectors: Float32Array;
+  /** Row r: norms of the last half and the last quarter of row r's vector (`TAIL_SPLITS`), so that a
+   *  neighbour search can stop a dot product early when the rest cannot lift it far enough. */
+  vocabTails: Float64Array;
   /** Surface words of each stem with their number of occurrences in the catalogue. */
   stemForms: Map<string, Map<string, number>>;
   /** Surface words of the catalogue (typo correction before a vector lookup); rebuilt lazily after changes. */
   surface: string[] | undefined;
-  /** Distinct stems of endpoint i's slug and tags: what the endpoint is about, in brief. */
-  keyStems: string[][];
+  /** Ids (`VocabEntry.id`) of the distinct stems of endpoint i's slug and tags: what the endpoint is
+   *  about, in brief. */
+  keys: KeyTable;
+  /** Next never-used stem id, and ids freed by stems that left the vocabulary. */
+  nextStemId: number;
+  freeStemIds: number[];
   /** Row i = unit mean vector of endpoint i (capacity may exceed the slots used). */
   docVectors: Float32Array;
+  /** Slot i: norms of the last half and last quarter of its mean vector (as `vocabTails`). */
+  docTails: Float64Array;
   vectors: WordVectors;
   /** Live endpoint count when the endpoint vectors were last all computed (see `vectorDrift`). */
   builtWith: number;
@@ -95,10 +117,32 @@ export interface SearchIndex {
   >;
   /** Per-index memo of misspelt query word -> catalogue word ('' = none close enough). */
   typoCache: Map<string, string>;
+  /** Buffers one query's ranking reuses (query.ts). */
+  scratch: QueryScratch;
 }
 
-/** Fields hold space-joined stems: tokenised once here, not again by MiniSearch. */
-type IndexedDoc = { id: number } & Record<LexicalField, string>;
+/**
+ * Per-query working arrays, kept with the index so that an uncached query allocates nothing in
+ * proportion to the catalogue (the ranking of one query is synchronous: one user at a time). The first
+ * four are all zero between queries (every cell a query sets is zeroed before it returns); the rest are
+ * written before they are read.
+ */
+export interface QueryScratch {
+  /** BM25 score of each slot (float32, as the ranking has always stored it). */
+  lexical: Float32Array;
+  /** Soft credit of (slot, query word): row = slot x words of the query. */
+  soft: Float32Array;
+  /** 1 when the slot is a candidate of the query. */
+  candidate: Uint8Array;
+  /** Best credit of each vocabulary stem (by id) as an answer to some query word (for focus). */
+  credit: Float64Array;
+  /** Per candidate (up to one per slot), written before they are read: the candidates' slots, their
+   *  partial relevance, and the slots and relevance of those scored in full. */
+  candidates: Int32Array;
+  partial: Float64Array;
+  scoredAt: Int32Array;
+  scoredRelevance: Float64Array;
+}
 
 /** "CloudVane" -> "Cloud Vane", "ip_intel-v2" -> "ip intel v2": names carry words too. */
 function splitName(text: string): string {
@@ -122,7 +166,7 @@ function fieldTexts(e: CatalogueEndpoint): Record<FieldName, string> {
 
 /** What one endpoint contributes to the index. */
 interface Analysed {
-  doc: IndexedDoc;
+  doc: LexicalDoc;
   /** (word, stem, field weight) of every token. */
   tokens: Array<[string, string, number]>;
   /** Best field factor of each distinct stem. */
@@ -130,9 +174,9 @@ interface Analysed {
   keys: string[];
 }
 
-function analyseEndpoint(e: CatalogueEndpoint, id: number): Analysed {
+function analyseEndpoint(e: CatalogueEndpoint): Analysed {
   const texts = fieldTexts(e);
-  const doc = { id, description: '', tags: '', slug: '', name: '', provider: '' };
+  const doc: LexicalDoc = { description: '', tags: '', slug: '', name: '', provider: '' };
   const tokens: Array<[string, string, number]> = [];
   const best = new Map<string, number>();
   const keys = new Set<string>();
@@ -147,9 +191,14 @@ function analyseEndpoint(e: CatalogueEndpoint, id: number): Analysed {
     }
     const joined = stems.join(' ');
     if (f === 'category') doc.provider = `${doc.provider} ${joined}`;
-    else if (f !== 'params') doc[f] = joined;
+    else if (f !== 'params') doc[f as LexicalField] = joined;
   }
   return { doc, tokens, best, keys: [...keys] };
+}
+
+/** Ids of an endpoint's key stems (every one is in the vocabulary: the endpoint contains it). */
+function keyIdsOf(index: SearchIndex, keys: string[]): number[] {
+  return keys.map((s) => (index.vocab.get(s) as VocabEntry).id);
 }
 
 /** BM25-style IDF of a stem from the live endpoint count. */
@@ -200,6 +249,18 @@ function stemVector(index: SearchIndex, s: string): Float32Array | undefined {
   return vector ? normalise(vector) : undefined;
 }
 
+/** Where the tail norms start: the last half and the last quarter of a vector's dimensions. */
+export function tailSplits(dims: number): [number, number] {
+  return [Math.floor(dims / 2), Math.floor((dims * 3) / 4)];
+}
+
+/** Euclidean norm of v[from..], in double precision. */
+export function tailNorm(v: Float32Array, from: number): number {
+  let sum = 0;
+  for (let d = from; d < v.length; d++) sum += (v[d] as number) * (v[d] as number);
+  return Math.sqrt(sum);
+}
+
 /** Grows a row-major matrix so that it holds at least `rows` rows (doubling, to amortise copies). */
 function ensureRows(matrix: Float32Array, rows: number, dims: number): Float32Array {
   if (matrix.length >= rows * dims) return matrix;
@@ -217,8 +278,16 @@ function setStemRow(index: SearchIndex, entry: VocabEntry) {
     entry.row = index.vectorVocab.length;
     index.vectorVocab.push(entry);
     index.vocabVectors = ensureRows(index.vocabVectors, index.vectorVocab.length, dims);
+    if (index.vocabTails.length < index.vectorVocab.length * 2) {
+      const tails = new Float64Array((index.vocabVectors.length / dims) * 2);
+      tails.set(index.vocabTails);
+      index.vocabTails = tails;
+    }
   }
   index.vocabVectors.set(vector, entry.row * dims);
+  const [half, quarter] = tailSplits(dims);
+  index.vocabTails[entry.row * 2] = tailNorm(vector, half);
+  index.vocabTails[entry.row * 2 + 1] = tailNorm(vector, quarter);
 }
 
 /**
@@ -247,6 +316,14 @@ function setDocVector(index: SearchIndex, slot: number, tokens: Array<[string, s
     for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + w * (src[srcOff + d] as number);
   }
   normalise(out);
+  if (index.docTails.length < (slot + 1) * 2) {
+    const tails = new Float64Array(Math.ceil((slot + 1) * 1.5 + 16) * 2);
+    tails.set(index.docTails);
+    index.docTails = tails;
+  }
+  const [half, quarter] = tailSplits(dims);
+  index.docTails[slot * 2] = tailNorm(out, half);
+  index.docTails[slot * 2 + 1] = tailNorm(out, quarter);
 }
 
 function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
@@ -256,24 +333,33 @@ function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
     live: 0,
     free: [],
     providerSlots: new Map(),
-    mini: new MiniSearch<IndexedDoc>({
-      fields: [...LEXICAL_FIELDS],
-      idField: 'id',
-      tokenize: (text) => (text ? text.split(' ') : []),
-      processTerm: (term) => term,
-    }),
+    lexical: emptyLexicalIndex(capacity),
     vocab: new Map(),
     vectorVocab: [],
     vocabVectors: new Float32Array(0),
+    vocabTails: new Float64Array(0),
     stemForms: new Map(),
     surface: undefined,
-    keyStems: [],
+    keys: emptyKeyTable(capacity),
+    nextStemId: 0,
+    freeStemIds: [],
     docVectors: new Float32Array(Math.max(capacity, 16) * vectors.dims),
+    docTails: new Float64Array(Math.max(capacity, 16) * 2),
     vectors,
     builtWith: 0,
     changedSince: 0,
     neighbourCache: new Map(),
     typoCache: new Map(),
+    scratch: {
+      lexical: new Float32Array(0),
+      soft: new Float32Array(0),
+      candidate: new Uint8Array(0),
+      credit: new Float64Array(0),
+      candidates: new Int32Array(0),
+      partial: new Float64Array(0),
+      scoredAt: new Int32Array(0),
+      scoredRelevance: new Float64Array(0),
+    },
   };
 }
 
@@ -292,11 +378,10 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
   const analysed: Analysed[] = [];
   for (let id = 0; id < n; id++) {
     const e = endpoints[id] as CatalogueEndpoint;
-    const a = analyseEndpoint(e, id);
+    const a = analyseEndpoint(e);
     analysed.push(a);
     index.endpoints.push(e);
     index.alive[id] = 1;
-    index.keyStems.push(a.keys);
     const slots = index.providerSlots.get(e.providerId);
     if (slots) slots.push(id);
     else index.providerSlots.set(e.providerId, [id]);
@@ -318,6 +403,7 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
   for (const [s, p] of postings) {
     const entry: VocabEntry = {
       stem: s,
+      id: index.nextStemId++,
       row: -1,
       docs: Int32Array.from(p.docs),
       fieldFactor: Float32Array.from(p.factor),
@@ -328,10 +414,14 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
   }
   for (let id = 0; id < n; id++) {
     const a = analysed[id] as Analysed;
+    setKeys(index.keys, id, keyIdsOf(index, a.keys));
     setDocVector(index, id, a.tokens);
-    index.mini.add(a.doc);
     if (id % BUILD_CHUNK === BUILD_CHUNK - 1) yield;
   }
+  index.lexical = yield* buildLexical(
+    analysed.map((a) => a.doc),
+    BUILD_CHUNK,
+  );
   return index;
 }
 
@@ -395,8 +485,10 @@ export function replaceProviderEndpoints(
   const perStemRemove = new Map<string, Set<number>>();
   const perStemAdd = new Map<string, Map<number, number>>();
   const touchedForms = new Set<string>();
+  const removedDocs: Array<{ slot: number; doc: LexicalDoc }> = [];
   for (const slot of old) {
-    const a = analyseEndpoint(index.endpoints[slot] as CatalogueEndpoint, slot);
+    const a = analyseEndpoint(index.endpoints[slot] as CatalogueEndpoint);
+    removedDocs.push({ slot, doc: a.doc });
     for (const s of countForms(index, a.tokens, -1)) touchedForms.add(s);
     for (const s of a.best.keys()) {
       let set = perStemRemove.get(s);
@@ -406,9 +498,8 @@ export function replaceProviderEndpoints(
       }
       set.add(slot);
     }
-    index.mini.discard(slot);
     index.alive[slot] = 0;
-    index.keyStems[slot] = [];
+    clearKeys(index.keys, slot);
     removed.add(slot);
     index.live -= 1;
   }
@@ -418,7 +509,7 @@ export function replaceProviderEndpoints(
   const added: Array<{ slot: number; a: Analysed }> = [];
   for (const e of endpoints) {
     const slot = index.free.pop() ?? index.endpoints.length;
-    const a = analyseEndpoint(e, slot);
+    const a = analyseEndpoint(e);
     index.endpoints[slot] = e;
     if (slot >= index.alive.length) {
       const grown = new Uint8Array(Math.ceil(index.alive.length * 1.5) + 16);
@@ -426,7 +517,6 @@ export function replaceProviderEndpoints(
       index.alive = grown;
     }
     index.alive[slot] = 1;
-    index.keyStems[slot] = a.keys;
     index.live += 1;
     for (const s of countForms(index, a.tokens, 1)) touchedForms.add(s);
     for (const [s, factor] of a.best) {
@@ -450,22 +540,30 @@ export function replaceProviderEndpoints(
   for (const s of new Set([...perStemRemove.keys(), ...perStemAdd.keys()])) {
     let entry = index.vocab.get(s);
     if (!entry) {
-      entry = { stem: s, row: -1, docs: new Int32Array(0), fieldFactor: new Float32Array(0) };
+      const id = index.freeStemIds.pop() ?? index.nextStemId++;
+      entry = { stem: s, id, row: -1, docs: new Int32Array(0), fieldFactor: new Float32Array(0) };
       index.vocab.set(s, entry);
     }
     rewritePostings(entry, perStemRemove.get(s) ?? none, perStemAdd.get(s) ?? nothing);
-    // A stem no endpoint uses any more leaves the vocabulary; its vector row stays, with no docs.
-    if (entry.docs.length === 0) index.vocab.delete(s);
+    // A stem no endpoint uses any more leaves the vocabulary; its vector row stays, with no docs (and
+    // its id is free: no live endpoint refers to it).
+    if (entry.docs.length === 0) {
+      index.vocab.delete(s);
+      index.freeStemIds.push(entry.id);
+    }
   }
+  for (const { slot, a } of added) setKeys(index.keys, slot, keyIdsOf(index, a.keys));
   for (const s of touchedForms) {
     const entry = index.vocab.get(s);
     if (entry) setStemRow(index, entry);
   }
   index.docVectors = ensureRows(index.docVectors, index.endpoints.length, index.vectors.dims);
-  for (const { slot, a } of added) {
-    setDocVector(index, slot, a.tokens);
-    index.mini.add(a.doc);
-  }
+  for (const { slot, a } of added) setDocVector(index, slot, a.tokens);
+  updateLexical(
+    index.lexical,
+    removedDocs,
+    added.map(({ slot, a }) => ({ slot, doc: a.doc })),
+  );
   index.changedSince += old.length + endpoints.length;
   index.surface = undefined;
   // Memoised neighbour lists are completed (new rows) and cleaned (emptied stems) when next read.

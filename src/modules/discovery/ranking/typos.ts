@@ -1,4 +1,9 @@
-// Edit distance for typo correction of query words against the catalogue's words.
+// Typo correction of query words: against the catalogue's words, then against frequent English words,
+// by edit distance.
+import { type SearchIndex, surfaceWords } from './search-index.js';
+
+/** Most memoised corrections per index (cleared when full). */
+const TYPO_CACHE_MAX = 20_000;
 
 // Row buffers reused across calls: correction compares one query word with thousands of words.
 let rowA = new Int32Array(64);
@@ -40,4 +45,54 @@ export function editDistance(a: string, b: string, limit: number): number {
     cur = spare;
   }
   return prev[n] as number;
+}
+
+/** Closest catalogue word within one edit (two for long words), for a query word nobody knows. */
+export function correctTypo(index: SearchIndex, word: string): string | undefined {
+  if (word.length < 4) return undefined;
+  const memo = index.typoCache.get(word);
+  if (memo !== undefined) return memo || undefined;
+  const limit = word.length >= 8 ? 2 : 1;
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const candidate of surfaceWords(index)) {
+    if (Math.abs(candidate.length - word.length) > limit) continue;
+    const d = editDistance(word, candidate, limit);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  if (index.typoCache.size >= TYPO_CACHE_MAX) index.typoCache.clear();
+  index.typoCache.set(word, best ?? '');
+  return best;
+}
+
+/**
+ * For a misspelt word the catalogue does not use either ("sunscren"): the most frequent English word of
+ * the vector vocabulary within one edit (two for 8+ letters) that is far more common than the word
+ * itself (a noisy-channel choice with a Zipf prior). Same first letter only: it keeps the search cheap,
+ * and first letters are rarely mistyped.
+ */
+export function correctToEnglish(index: SearchIndex, word: string): string | undefined {
+  if (word.length < 5 || !/^\p{L}+$/u.test(word)) return undefined;
+  const key = `en:${word}`;
+  const memo = index.typoCache.get(key);
+  if (memo !== undefined) return memo || undefined;
+  const limit = word.length >= 8 ? 2 : 1;
+  const ownRank = index.vectors.rank(word) ?? Number.POSITIVE_INFINITY;
+  let best: string | undefined;
+  for (const candidate of index.vectors.wordsStartingWith(word.charAt(0))) {
+    const rank = index.vectors.rank(candidate) ?? Number.POSITIVE_INFINITY;
+    // Listed most frequent first: past a tenth of the word's own rank nothing can qualify.
+    if (rank * 10 >= ownRank) break;
+    if (Math.abs(candidate.length - word.length) > limit) continue;
+    if (editDistance(word, candidate, limit) <= limit) {
+      best = candidate;
+      break;
+    }
+  }
+  if (index.typoCache.size >= TYPO_CACHE_MAX) index.typoCache.clear();
+  index.typoCache.set(key, best ?? '');
+  return best;
 }
