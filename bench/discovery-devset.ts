@@ -6,7 +6,7 @@ import { usdcNumberToCredits, usdcToCredits } from '../src/lib/money.js';
 import { type DiscoveryFilters, passesFilters } from '../src/modules/discovery/ranking/filters.js';
 import { scoreQuery } from '../src/modules/discovery/ranking/query.js';
 import type { SearchIndex } from '../src/modules/discovery/ranking/search-index.js';
-import { type CatalogueEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
+import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import { type DevProvider, type DevQuery, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
 
 export const DEV_DIR = path.join(import.meta.dirname, '../../shared/discovery/dev');
@@ -17,7 +17,7 @@ export function loadDevSet(dir = DEV_DIR) {
   return { providers, queries };
 }
 
-export function toCatalogueEndpoints(providers: DevProvider[]): CatalogueEndpoint[] {
+export function toIndexedEndpoints(providers: DevProvider[]): IndexedEndpoint[] {
   return providers.flatMap((p) =>
     p.endpoints.map((e) => ({
       providerId: p.provider_id,
@@ -66,7 +66,7 @@ export function evaluate(index: SearchIndex, queries: DevQuery[]) {
   for (const q of queries) {
     const filters = devFilters(q.filters);
     const hits = scoreQuery(index, q.query, (i) =>
-      passesFilters(endpoints[i] as CatalogueEndpoint, NO_CALLS_QUALITY, filters),
+      passesFilters(endpoints[i] as IndexedEndpoint, NO_CALLS_QUALITY, filters),
     );
     const ranked = hits.map((h) => `${endpoints[h.index]?.providerId}/${endpoints[h.index]?.slug}`);
     const answerable = Object.keys(q.relevant).length > 0;

@@ -20,9 +20,9 @@ import {
   LEXICAL_BOOSTS,
   type SearchIndex,
 } from '../src/modules/discovery/ranking/search-index.js';
-import { type CatalogueEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
+import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
-import { devFilters, loadDevSet, toCatalogueEndpoints } from './discovery-devset.js';
+import { devFilters, loadDevSet, toIndexedEndpoints } from './discovery-devset.js';
 import { type DevQuery, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
 import {
   type Example,
@@ -39,7 +39,7 @@ const { providers, queries: devQueries } = loadDevSet();
 const extraQueries = JSON.parse(
   readFileSync(path.join(import.meta.dirname, 'discovery-extra-queries.json'), 'utf8'),
 ) as DevQuery[];
-const endpoints = toCatalogueEndpoints(providers);
+const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);
 const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;
@@ -72,7 +72,7 @@ function metricsOf(ranker: Ranker, queries: DevQuery[]): Metrics {
 
 const allowedFor = (q: DevQuery) => {
   const filters = devFilters(q.filters);
-  return (i: number) => passesFilters(endpoints[i] as CatalogueEndpoint, NO_CALLS_QUALITY, filters);
+  return (i: number) => passesFilters(endpoints[i] as IndexedEndpoint, NO_CALLS_QUALITY, filters);
 };
 
 /** Today's ranking (the service's pure ranking functions) with the current QUERY_TUNING. */
@@ -518,7 +518,7 @@ for (const d of detectors) {
 // what each endpoint does is the same). A catalogue we have not seen may tag less, name its endpoints
 // opaquely or describe its providers in a word; constants fitted to how this catalogue is written lose
 // the most there. Nothing is tuned on these; they rank configurations, they are not a held-out figure.
-const perturbations: Array<{ name: string; catalogue: CatalogueEndpoint[] }> = [
+const perturbations: Array<{ name: string; catalogue: IndexedEndpoint[] }> = [
   { name: 'as written', catalogue: endpoints },
   { name: 'no endpoint tags', catalogue: endpoints.map((e) => ({ ...e, tags: [] })) },
   { name: 'opaque slugs', catalogue: endpoints.map((e, i) => ({ ...e, slug: `op${i}` })) },
@@ -539,23 +539,22 @@ const perturbations: Array<{ name: string; catalogue: CatalogueEndpoint[] }> = [
     })),
   },
 ];
-const stressConfigs: Array<{ name: string; ranker: (c: CatalogueEndpoint[]) => Ranker; tuning?: Tunables }> =
-  [
-    { name: 'plain BM25', ranker: (c) => plainBm25(c) },
-    { name: 'today', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)) },
-    { name: 'no focus', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)), tuning: { focusWeight: 0 } },
-    {
-      name: 'blend fitted on dev',
-      ranker: (c) => rankerOn(buildSearchIndex(c, vectors)),
-      tuning: { lexicalWeight: 0.3375, softWeight: 0.45 },
-    },
-    {
-      name: 'meaning floor 0.25',
-      ranker: (c) => rankerOn(buildSearchIndex(c, vectors)),
-      tuning: { meaningFloor: 0.25 },
-    },
-    { name: 'even field weights', ranker: (c) => rankerOn(indexWithFieldWeights(EVEN_FIELDS, c)) },
-  ];
+const stressConfigs: Array<{ name: string; ranker: (c: IndexedEndpoint[]) => Ranker; tuning?: Tunables }> = [
+  { name: 'plain BM25', ranker: (c) => plainBm25(c) },
+  { name: 'today', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)) },
+  { name: 'no focus', ranker: (c) => rankerOn(buildSearchIndex(c, vectors)), tuning: { focusWeight: 0 } },
+  {
+    name: 'blend fitted on dev',
+    ranker: (c) => rankerOn(buildSearchIndex(c, vectors)),
+    tuning: { lexicalWeight: 0.3375, softWeight: 0.45 },
+  },
+  {
+    name: 'meaning floor 0.25',
+    ranker: (c) => rankerOn(buildSearchIndex(c, vectors)),
+    tuning: { meaningFloor: 0.25 },
+  },
+  { name: 'even field weights', ranker: (c) => rankerOn(indexWithFieldWeights(EVEN_FIELDS, c)) },
+];
 if (!process.argv.includes('--no-stress')) {
   console.log('\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | extra queries');
   console.log(`  ${'configuration'.padEnd(20)} ${perturbations.map((p) => p.name).join(' | ')}`);

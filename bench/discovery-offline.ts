@@ -7,7 +7,7 @@ import {
   LEXICAL_BOOSTS,
 } from '../src/modules/discovery/ranking/search-index.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
-import { evaluate, loadDevSet, toCatalogueEndpoints } from './discovery-devset.js';
+import { evaluate, loadDevSet, toIndexedEndpoints } from './discovery-devset.js';
 
 const vectorsArg = process.argv.find((a) => a.endsWith('.bin'));
 const verbose = process.argv.includes('-v');
@@ -19,7 +19,7 @@ for (const arg of process.argv.filter((a) => a.startsWith('--set='))) {
 }
 
 const { providers, queries } = loadDevSet();
-const endpoints = toCatalogueEndpoints(providers);
+const endpoints = toIndexedEndpoints(providers);
 const t0 = performance.now();
 const index = buildSearchIndex(endpoints, loadWordVectors(vectorsArg));
 console.log(`index of ${endpoints.length} endpoints in ${(performance.now() - t0).toFixed(0)} ms`);

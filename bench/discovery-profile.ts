@@ -16,7 +16,7 @@ import { matchQuery } from '../src/modules/discovery/ranking/query.js';
 import { buildSearchIndex, replaceProviderEndpoints } from '../src/modules/discovery/ranking/search-index.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
 import { generateCatalogue, generateQueries } from './discovery-catalogue.js';
-import { toCatalogueEndpoints } from './discovery-devset.js';
+import { toIndexedEndpoints } from './discovery-devset.js';
 
 const arg = (name: string, fallback: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -26,7 +26,7 @@ const dump = arg('dump', '');
 const changes = process.argv.includes('--changes');
 
 const catalogue = generateCatalogue(providers);
-const endpoints = toCatalogueEndpoints(catalogue);
+const endpoints = toIndexedEndpoints(catalogue);
 const vectors = loadWordVectors();
 global.gc?.();
 const heapBefore = process.memoryUsage().heapUsed;
@@ -38,7 +38,7 @@ const heapIndex = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
 
 if (changes) {
   // Providers rewritten from another generated catalogue (another seed): their texts change.
-  const other = toCatalogueEndpoints(generateCatalogue(60, 10, 99));
+  const other = toIndexedEndpoints(generateCatalogue(60, 10, 99));
   const t0 = performance.now();
   for (let k = 0; k < 50; k++) {
     const id = catalogue[k * 13]?.provider_id as string;

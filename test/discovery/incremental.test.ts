@@ -12,7 +12,7 @@ import {
   replaceProviderEndpoints,
   type SearchIndex,
 } from '../../src/modules/discovery/ranking/search-index.js';
-import type { CatalogueEndpoint } from '../../src/modules/discovery/ranking/types.js';
+import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 import { VERSION_STALE_MS } from '../../src/modules/discovery/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -26,7 +26,7 @@ import {
   providerBody,
 } from './helpers.js';
 
-function endpointsOf(p: ProviderSpec): CatalogueEndpoint[] {
+function endpointsOf(p: ProviderSpec): IndexedEndpoint[] {
   const body = providerBody(p);
   return body.endpoints.map((e) => ({
     providerId: body.provider_id,

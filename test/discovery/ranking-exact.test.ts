@@ -13,7 +13,7 @@ import {
 } from '../../src/modules/discovery/ranking/lexical.js';
 import { analyse, neighboursOf, QUERY_TUNING } from '../../src/modules/discovery/ranking/query.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
-import type { CatalogueEndpoint } from '../../src/modules/discovery/ranking/types.js';
+import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 
 /** Deterministic PRNG (mulberry32). */
@@ -147,7 +147,7 @@ describe('the pruned neighbour search', () => {
   it('finds the neighbours a full scan and a stable sort find, with the same similarities', () => {
     const vectors = loadWordVectors();
     const r = prng(3);
-    const endpoints: CatalogueEndpoint[] = randomDocs(r, 200).map((doc, i) => ({
+    const endpoints: IndexedEndpoint[] = randomDocs(r, 200).map((doc, i) => ({
       providerId: `p${i % 20}`,
       providerName: doc.name,
       providerDescription: doc.provider,

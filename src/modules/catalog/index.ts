@@ -3,8 +3,8 @@
 // listings (the providers module) write through the same functions as the admin API.
 export { providerAdminCommands } from './cli.js';
 export {
-  type CatalogueEndpoint,
-  type CatalogueProvider,
+  type CatalogEndpoint,
+  type CatalogProvider,
   DEFAULT_QUALITY,
   type EndpointQuality,
   findEndpoint,
@@ -12,7 +12,7 @@ export {
   listOwnedProviders,
   listProvidersForReview,
   liveProvider,
-  loadCatalogue,
+  loadCatalog,
   loadEndpointQuality,
 } from './repo.js';
 export { catalogRoutes } from './routes.js';

@@ -11,7 +11,7 @@ export interface ResponseField {
   items?: { type: string };
 }
 
-export interface CatalogueEndpoint {
+export interface CatalogEndpoint {
   providerId: string;
   slug: string;
   method: HttpMethod;
@@ -25,7 +25,7 @@ export interface CatalogueEndpoint {
   timeoutMs: number;
 }
 
-export interface CatalogueProvider {
+export interface CatalogProvider {
   id: string;
   name: string;
   description: string;
@@ -40,7 +40,7 @@ export interface CatalogueProvider {
   status: ProviderStatus;
   createdAt: string;
   updatedAt: string;
-  endpoints: CatalogueEndpoint[];
+  endpoints: CatalogEndpoint[];
 }
 
 export interface EndpointQuality {
@@ -110,7 +110,7 @@ const PROVIDER_COLUMNS = sql`p.id, p.name, p.description, p.category, p.website,
     FROM endpoints e WHERE e.provider_id = p.id
   ), '[]'::json) AS endpoints`;
 
-function toProvider(row: ProviderDbRow): CatalogueProvider {
+function toProvider(row: ProviderDbRow): CatalogProvider {
   return {
     id: row.id,
     name: row.name,
@@ -138,7 +138,7 @@ function toProvider(row: ProviderDbRow): CatalogueProvider {
   };
 }
 
-async function selectProviders(ex: Executor, where: SQL, tail: SQL = sql``): Promise<CatalogueProvider[]> {
+async function selectProviders(ex: Executor, where: SQL, tail: SQL = sql``): Promise<CatalogProvider[]> {
   const found = await rows<ProviderDbRow>(
     ex,
     sql`SELECT ${PROVIDER_COLUMNS} FROM providers p WHERE ${where} ORDER BY p.id ${tail}`,
@@ -183,7 +183,7 @@ export async function listProvidersForReview(ex: Executor, alsoIds: readonly str
 }
 
 /** The whole live catalogue, ordered by provider id. */
-export async function loadCatalogue(ex: Executor): Promise<CatalogueProvider[]> {
+export async function loadCatalog(ex: Executor): Promise<CatalogProvider[]> {
   return selectProviders(ex, liveProvider('p'));
 }
 
@@ -191,7 +191,7 @@ export async function loadCatalogue(ex: Executor): Promise<CatalogueProvider[]> 
 export async function listProviderPage(
   ex: Executor,
   opts: { afterId?: string | undefined; category?: Category | undefined; limit: number },
-): Promise<CatalogueProvider[]> {
+): Promise<CatalogProvider[]> {
   const conditions: SQL[] = [liveProvider('p')];
   if (opts.afterId !== undefined) conditions.push(sql`p.id > ${opts.afterId}`);
   if (opts.category !== undefined) conditions.push(sql`p.category = ${opts.category}`);

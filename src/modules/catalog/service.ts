@@ -9,7 +9,7 @@ import { providerEgressPolicy, providerUrlRefusal } from '../../lib/egress.js';
 import { usdcToCredits } from '../../lib/money.js';
 import { decryptSecret, encryptSecret, randomBase62 } from '../../lib/secrets.js';
 import {
-  type CatalogueProvider,
+  type CatalogProvider,
   deleteProviderRow,
   findProvider,
   idsLike,
@@ -36,7 +36,7 @@ async function checkProviderEgress(deps: CatalogDeps, input: ProviderInput): Pro
 }
 
 export interface ProviderWithSecret {
-  provider: CatalogueProvider;
+  provider: CatalogProvider;
   /** The provider secret in clear: shown once at creation. */
   secret: string;
 }
@@ -181,7 +181,7 @@ export async function replaceProvider(
   providerId: string,
   input: AdminProviderInput,
   opts: ReplaceOptions = {},
-): Promise<CatalogueProvider> {
+): Promise<CatalogProvider> {
   await validateProviderInput(deps, input, providerId);
   const row = { ...rowOf(input, providerId), ownerAccountId: input.owner_account_id };
   const provider = await deps.db.orm
@@ -204,7 +204,7 @@ export async function setProviderStatus(
   deps: CatalogDeps,
   providerId: string,
   status: ProviderStatus,
-): Promise<CatalogueProvider> {
+): Promise<CatalogProvider> {
   const provider = await deps.db.orm.transaction(async (tx) => {
     if (!(await updateProviderStatus(tx, providerId, status, deps.clock.now()))) return undefined;
     return findProvider(tx, providerId);

@@ -3,15 +3,15 @@
 import type { Executor } from '../../db/index.js';
 import { creditsToUsdcShort } from '../../lib/money.js';
 import {
-  type CatalogueEndpoint,
-  type CatalogueProvider,
+  type CatalogEndpoint,
+  type CatalogProvider,
   DEFAULT_QUALITY,
   type EndpointQuality,
   loadEndpointQuality,
   qualityKey,
 } from './repo.js';
 
-export function pricingOf(endpoint: CatalogueEndpoint) {
+export function pricingOf(endpoint: CatalogEndpoint) {
   return { model: 'per_call' as const, price_per_call_usdc: creditsToUsdcShort(endpoint.priceCredits) };
 }
 
@@ -19,7 +19,7 @@ export function pricingOf(endpoint: CatalogueEndpoint) {
  * The JSON Schema a call body (or, for GET, its query parameters) must satisfy: the parameter map
  * turned into an object schema. Unknown fields are refused.
  */
-export function requestSchemaOf(endpoint: Pick<CatalogueEndpoint, 'parameters'>) {
+export function requestSchemaOf(endpoint: Pick<CatalogEndpoint, 'parameters'>) {
   const properties: Record<string, Record<string, unknown>> = {};
   const required: string[] = [];
   for (const [name, { required: isRequired, ...schema }] of Object.entries(endpoint.parameters)) {
@@ -29,7 +29,7 @@ export function requestSchemaOf(endpoint: Pick<CatalogueEndpoint, 'parameters'>)
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
-function providerFields(p: CatalogueProvider) {
+function providerFields(p: CatalogProvider) {
   return {
     provider_id: p.id,
     name: p.name,
@@ -42,7 +42,7 @@ function providerFields(p: CatalogueProvider) {
   };
 }
 
-function endpointFields(e: CatalogueEndpoint, quality: Map<string, EndpointQuality>) {
+function endpointFields(e: CatalogEndpoint, quality: Map<string, EndpointQuality>) {
   return {
     slug: e.slug,
     method: e.method,
@@ -56,7 +56,7 @@ function endpointFields(e: CatalogueEndpoint, quality: Map<string, EndpointQuali
 }
 
 /** List item: docs/catalog.md (endpoints with slug, description and pricing, plus method and tags). */
-export function providerSummaryView(p: CatalogueProvider) {
+export function providerSummaryView(p: CatalogProvider) {
   return {
     ...providerFields(p),
     endpoints: p.endpoints.map((e) => ({
@@ -69,13 +69,13 @@ export function providerSummaryView(p: CatalogueProvider) {
   };
 }
 
-export function providerView(p: CatalogueProvider, quality: Map<string, EndpointQuality>) {
+export function providerView(p: CatalogProvider, quality: Map<string, EndpointQuality>) {
   return { ...providerFields(p), endpoints: p.endpoints.map((e) => endpointFields(e, quality)) };
 }
 
 export function endpointDetailView(
-  p: CatalogueProvider,
-  e: CatalogueEndpoint,
+  p: CatalogProvider,
+  e: CatalogEndpoint,
   quality: Map<string, EndpointQuality>,
 ) {
   return {
@@ -89,19 +89,19 @@ export function endpointDetailView(
 }
 
 /** The admin (and owner) view of a provider with its quality rows loaded. */
-export async function loadAdminProviderView(ex: Executor, p: CatalogueProvider) {
+export async function loadAdminProviderView(ex: Executor, p: CatalogProvider) {
   return adminProviderView(p, await loadEndpointQuality(ex, p.id));
 }
 
 /** The answer to a create: the admin view plus the secret, shown this once. */
 export async function loadCreatedProviderView(
   ex: Executor,
-  created: { provider: CatalogueProvider; secret: string },
+  created: { provider: CatalogProvider; secret: string },
 ) {
   return { ...(await loadAdminProviderView(ex, created.provider)), provider_secret: created.secret };
 }
 
-export function adminProviderView(p: CatalogueProvider, quality: Map<string, EndpointQuality>) {
+export function adminProviderView(p: CatalogProvider, quality: Map<string, EndpointQuality>) {
   return {
     ...providerFields(p),
     base_url: p.baseUrl,

@@ -1,7 +1,7 @@
 // Optional OpenAI-compatible embeddings (POST {url}/embeddings) fused into discovery's ranking when
 // SVC_EMBEDDINGS_URL is set. The offline ranking never depends on it: any failure falls back to it.
 import type { DiscoveryEmbeddingsConfig } from '../../config.js';
-import type { CatalogueEndpoint } from './ranking/types.js';
+import type { IndexedEndpoint } from './ranking/types.js';
 import { normalise } from './ranking/vectors.js';
 
 const BATCH = 64;
@@ -41,7 +41,7 @@ export async function embedTexts(cfg: DiscoveryEmbeddingsConfig, texts: string[]
 }
 
 /** The text embedded for an endpoint: what it does, in its provider's context. */
-export function endpointText(e: CatalogueEndpoint): string {
+export function endpointText(e: IndexedEndpoint): string {
   return `${e.slug.replace(/-/g, ' ')}: ${e.description} Tags: ${e.tags.join(', ')}. Provider: ${e.providerName} (${e.category.replace(/_/g, ' ')}) ${e.providerDescription}`;
 }
 
@@ -53,7 +53,7 @@ export interface EndpointEmbeddings {
 
 export async function embedEndpoints(
   cfg: DiscoveryEmbeddingsConfig,
-  endpoints: CatalogueEndpoint[],
+  endpoints: IndexedEndpoint[],
 ): Promise<EndpointEmbeddings | undefined> {
   if (endpoints.length === 0) return undefined;
   const rows = await embedTexts(cfg, endpoints.map(endpointText));

@@ -4,7 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
 import { liveProvider, loadEndpointQuality } from '../catalog/index.js';
-import type { CatalogueEndpoint, ParameterSpec, QualityMetrics } from './ranking/types.js';
+import type { IndexedEndpoint, ParameterSpec, QualityMetrics } from './ranking/types.js';
 
 interface EndpointRow {
   provider_id: string;
@@ -25,7 +25,7 @@ interface EndpointRow {
  * Every endpoint of the listed (active) providers with their provider's texts, in a stable order
  * (provider id, slug); all providers when `providerIds` is undefined.
  */
-export async function loadCatalogue(db: Executor, providerIds?: string[]): Promise<CatalogueEndpoint[]> {
+export async function loadIndexedEndpoints(db: Executor, providerIds?: string[]): Promise<IndexedEndpoint[]> {
   const only =
     providerIds === undefined
       ? sql``
@@ -62,7 +62,7 @@ export async function loadCatalogue(db: Executor, providerIds?: string[]): Promi
  * instance's clock). One pass over the providers table (about 2 ms at 10,000 providers), run a few times
  * a second per busy instance.
  */
-export async function catalogueFingerprint(db: Executor): Promise<string> {
+export async function catalogFingerprint(db: Executor): Promise<string> {
   const [row] = await rows<{ providers: number; versions: string | null }>(
     db,
     sql`SELECT count(*)::int AS providers,

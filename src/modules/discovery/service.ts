@@ -19,14 +19,9 @@ import {
   vectorDrift,
 } from './ranking/search-index.js';
 import { selectTop } from './ranking/top.js';
-import {
-  type CatalogueEndpoint,
-  endpointKey,
-  NO_CALLS_QUALITY,
-  type QualityMetrics,
-} from './ranking/types.js';
+import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
 import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
-import { catalogueFingerprint, loadCatalogue, loadQuality, providerVersions } from './repo.js';
+import { catalogFingerprint, loadIndexedEndpoints, loadQuality, providerVersions } from './repo.js';
 
 export const MATCH_CACHE_TTL_MS = 5 * 60_000;
 export const QUALITY_CACHE_TTL_MS = 60_000;
@@ -62,7 +57,7 @@ export interface DiscoverRequest {
 }
 
 export interface DiscoveredEndpoint {
-  endpoint: CatalogueEndpoint;
+  endpoint: IndexedEndpoint;
   quality: QualityMetrics;
   relevance: number;
 }
@@ -162,9 +157,9 @@ export class DiscoveryService {
     // Versions first: a provider changed between the two reads is newer in the index than its recorded
     // version, so the next sync re-reads it (harmless), never the other way round.
     const versions = await providerVersions(this.deps.db.orm);
-    const endpoints = await loadCatalogue(this.deps.db.orm);
+    const endpoints = await loadIndexedEndpoints(this.deps.db.orm);
     const index = await buildSearchIndexAsync(endpoints, this.wordVectors());
-    const embeddings = await this.embedCatalogue(endpoints);
+    const embeddings = await this.embedCatalog(endpoints);
     return { index, versions, embeddings };
   }
 
@@ -204,7 +199,7 @@ export class DiscoveryService {
     try {
       if (this.closed) return;
       const db = this.deps.db.orm;
-      const fingerprint = await catalogueFingerprint(db);
+      const fingerprint = await catalogFingerprint(db);
       const snapshot = this.snapshot;
       if (snapshot && (fingerprint !== this.fingerprint || local.length > 0) && !this.fullRebuild) {
         const versions = await providerVersions(db);
@@ -215,10 +210,10 @@ export class DiscoveryService {
           !snapshot.embeddings &&
           (ids.size <= INCREMENTAL_MAX_PROVIDERS || ids.size <= INCREMENTAL_MAX_SHARE * versions.size);
         if (ids.size > 0 && incremental) {
-          const endpoints = await loadCatalogue(db, [...ids]);
+          const endpoints = await loadIndexedEndpoints(db, [...ids]);
           // Synchronous from here to the end of the update: no request sees a half-applied change.
           if (this.snapshot === snapshot) {
-            const byProvider = new Map<string, CatalogueEndpoint[]>();
+            const byProvider = new Map<string, IndexedEndpoint[]>();
             for (const e of endpoints) {
               const list = byProvider.get(e.providerId);
               if (list) list.push(e);
@@ -254,7 +249,7 @@ export class DiscoveryService {
   async currentIndex(forceCheck = false): Promise<Snapshot> {
     if (!this.snapshot) {
       this.firstBuild ??= (async () => {
-        const fingerprint = await catalogueFingerprint(this.deps.db.orm);
+        const fingerprint = await catalogFingerprint(this.deps.db.orm);
         const target = this.changes;
         this.pending.clear();
         this.swapIn(await this.buildFull());
@@ -279,7 +274,7 @@ export class DiscoveryService {
     return this.snapshot as Snapshot;
   }
 
-  private async embedCatalogue(endpoints: CatalogueEndpoint[]): Promise<EndpointEmbeddings | undefined> {
+  private async embedCatalog(endpoints: IndexedEndpoint[]): Promise<EndpointEmbeddings | undefined> {
     const cfg = this.deps.config.discoveryEmbeddings;
     if (!cfg) return undefined;
     try {
@@ -421,7 +416,7 @@ export class DiscoveryService {
       const i = hits ? (hits.indices[c] as number) : c;
       // Filters alone walk every slot: a removed endpoint's slot is skipped (matches never hold one).
       if (alive[i] !== 1) continue;
-      const endpoint = endpoints[i] as CatalogueEndpoint;
+      const endpoint = endpoints[i] as IndexedEndpoint;
       const quality = qualities[i] as QualityMetrics;
       if (filtered && !passesFilters(endpoint, quality, req.filters)) continue;
       // Filters alone: every endpoint passing them answers the request fully (relevance 1).

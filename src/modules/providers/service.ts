@@ -7,7 +7,7 @@ import { AppError } from '../../errors/catalogue.js';
 import { usdcToCredits } from '../../lib/money.js';
 import { linkedWallets } from '../auth/index.js';
 import {
-  type CatalogueProvider,
+  type CatalogProvider,
   createProvider,
   deleteProvider,
   findProvider,
@@ -32,7 +32,7 @@ import {
 type ProvidersDeps = Pick<AppDeps, 'db' | 'clock' | 'events' | 'secrets' | 'config'>;
 
 export interface Listing {
-  provider: CatalogueProvider;
+  provider: CatalogProvider;
   pending: PendingChange | undefined;
 }
 
@@ -93,7 +93,7 @@ export async function getListing(
  * A change callers must not meet unawares: another base_url (the calls go elsewhere) or a higher price
  * on an endpoint that stays (same slug). New endpoints, cheaper prices and texts are not reviewed.
  */
-export function changeNeedsReview(live: CatalogueProvider, input: ProviderInput): boolean {
+export function changeNeedsReview(live: CatalogProvider, input: ProviderInput): boolean {
   if (input.base_url.replace(/\/+$/, '') !== live.baseUrl) return true;
   const before = new Map(live.endpoints.map((e) => [e.slug, e.priceCredits]));
   return input.endpoints.some((e) => {
@@ -138,7 +138,7 @@ export async function deleteListing(
  * The operator's approval: the listing becomes live, with its change waiting for review applied (and
  * validated again) in the same transaction. Approving a live listing with nothing waiting changes nothing.
  */
-export async function approveListing(deps: ProvidersDeps, providerId: string): Promise<CatalogueProvider> {
+export async function approveListing(deps: ProvidersDeps, providerId: string): Promise<CatalogProvider> {
   const provider = await findProvider(deps.db.orm, providerId);
   if (!provider) throw notFound(providerId);
   const pending = await loadPendingChange(deps.db.orm, providerId);

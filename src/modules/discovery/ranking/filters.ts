@@ -1,5 +1,5 @@
 // Structured filters of POST /v1/discover: hard cutoffs applied to the matches (docs/discovery.md).
-import type { CatalogueEndpoint, QualityMetrics } from './types.js';
+import type { IndexedEndpoint, QualityMetrics } from './types.js';
 
 export interface DiscoveryFilters {
   category?: string;
@@ -20,7 +20,7 @@ export function hasFilters(f: DiscoveryFilters): boolean {
 }
 
 /** True when the endpoint passes every filter. Tags match endpoint or provider tags, case-insensitively. */
-export function passesFilters(e: CatalogueEndpoint, quality: QualityMetrics, f: DiscoveryFilters): boolean {
+export function passesFilters(e: IndexedEndpoint, quality: QualityMetrics, f: DiscoveryFilters): boolean {
   if (f.category !== undefined && e.category !== f.category) return false;
   if (f.method !== undefined && e.method.toUpperCase() !== f.method) return false;
   if (f.providerIds !== undefined && !f.providerIds.includes(e.providerId)) return false;

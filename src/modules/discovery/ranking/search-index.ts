@@ -22,7 +22,7 @@ import {
   updateLexical,
 } from './lexical.js';
 import { contentWords, stem } from './text.js';
-import type { CatalogueEndpoint } from './types.js';
+import type { IndexedEndpoint } from './types.js';
 import { normalise, type WordVectors } from './vectors.js';
 
 export type FieldName = 'description' | 'tags' | 'slug' | 'name' | 'provider' | 'category' | 'params';
@@ -71,7 +71,7 @@ export interface VocabEntry {
 
 export interface SearchIndex {
   /** Endpoint of each slot; a slot whose `alive` flag is 0 holds a removed endpoint and is never matched. */
-  endpoints: CatalogueEndpoint[];
+  endpoints: IndexedEndpoint[];
   alive: Uint8Array;
   /** Number of live endpoints. */
   live: number;
@@ -149,7 +149,7 @@ function splitName(text: string): string {
   return text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_./]+/g, ' ');
 }
 
-function fieldTexts(e: CatalogueEndpoint): Record<FieldName, string> {
+function fieldTexts(e: IndexedEndpoint): Record<FieldName, string> {
   const params = Object.entries(e.parameters)
     .map(([name, p]) => `${splitName(name)} ${typeof p.description === 'string' ? p.description : ''}`)
     .join(' ');
@@ -174,7 +174,7 @@ interface Analysed {
   keys: string[];
 }
 
-function analyseEndpoint(e: CatalogueEndpoint): Analysed {
+function analyseEndpoint(e: IndexedEndpoint): Analysed {
   const texts = fieldTexts(e);
   const doc: LexicalDoc = { description: '', tags: '', slug: '', name: '', provider: '' };
   const tokens: Array<[string, string, number]> = [];
@@ -371,13 +371,13 @@ const BUILD_CHUNK = 500;
  * in between (a build of 100,000 endpoints takes seconds). Two passes: posting lists first, then the
  * endpoint vectors, whose weights need the final IDF.
  */
-function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Generator<void, SearchIndex> {
+function* buildSteps(endpoints: IndexedEndpoint[], vectors: WordVectors): Generator<void, SearchIndex> {
   const index = emptyIndex(vectors, endpoints.length);
   const n = endpoints.length;
   const postings = new Map<string, { docs: number[]; factor: number[] }>();
   const analysed: Analysed[] = [];
   for (let id = 0; id < n; id++) {
-    const e = endpoints[id] as CatalogueEndpoint;
+    const e = endpoints[id] as IndexedEndpoint;
     const a = analyseEndpoint(e);
     analysed.push(a);
     index.endpoints.push(e);
@@ -425,7 +425,7 @@ function* buildSteps(endpoints: CatalogueEndpoint[], vectors: WordVectors): Gene
   return index;
 }
 
-export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVectors): SearchIndex {
+export function buildSearchIndex(endpoints: IndexedEndpoint[], vectors: WordVectors): SearchIndex {
   const steps = buildSteps(endpoints, vectors);
   for (;;) {
     const step = steps.next();
@@ -435,7 +435,7 @@ export function buildSearchIndex(endpoints: CatalogueEndpoint[], vectors: WordVe
 
 /** The full build, yielding to the event loop between chunks so that requests keep being served. */
 export async function buildSearchIndexAsync(
-  endpoints: CatalogueEndpoint[],
+  endpoints: IndexedEndpoint[],
   vectors: WordVectors,
 ): Promise<SearchIndex> {
   const steps = buildSteps(endpoints, vectors);
@@ -478,7 +478,7 @@ function rewritePostings(entry: VocabEntry, remove: Set<number>, add: Map<number
 export function replaceProviderEndpoints(
   index: SearchIndex,
   providerId: string,
-  endpoints: CatalogueEndpoint[],
+  endpoints: IndexedEndpoint[],
 ) {
   const old = index.providerSlots.get(providerId) ?? [];
   const removed = new Set<number>();
@@ -487,7 +487,7 @@ export function replaceProviderEndpoints(
   const touchedForms = new Set<string>();
   const removedDocs: Array<{ slot: number; doc: LexicalDoc }> = [];
   for (const slot of old) {
-    const a = analyseEndpoint(index.endpoints[slot] as CatalogueEndpoint);
+    const a = analyseEndpoint(index.endpoints[slot] as IndexedEndpoint);
     removedDocs.push({ slot, doc: a.doc });
     for (const s of countForms(index, a.tokens, -1)) touchedForms.add(s);
     for (const s of a.best.keys()) {

@@ -7,7 +7,8 @@ export interface ParameterSpec {
   [key: string]: unknown;
 }
 
-export interface CatalogueEndpoint {
+/** An endpoint as discovery indexes it: its texts and its provider's, flattened (the catalog module has its own `CatalogEndpoint`). */
+export interface IndexedEndpoint {
   providerId: string;
   providerName: string;
   providerDescription: string;
