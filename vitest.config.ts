@@ -24,6 +24,7 @@ export const DATABASE_INDEPENDENT = [
   'test/discovery/embeddings.test.ts',
   'test/discovery/match-quality.test.ts',
   'test/discovery/ranking.test.ts',
+  'test/discovery/ranking-exact.test.ts',
   'test/foundation/error-catalogue.test.ts',
   'test/foundation/ids.test.ts',
   'test/ratelimit/config.test.ts',
