@@ -3,6 +3,7 @@
 // and the pruned neighbour search finds the same neighbours as a full scan and sort.
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
+import { prng } from '../../bench/discovery-catalogue.js';
 import {
   buildLexical,
   LEXICAL_FIELDS,
@@ -15,18 +16,6 @@ import { analyse, neighboursOf, QUERY_TUNING } from '../../src/modules/discovery
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
-
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const VOCABULARY = (
   'weather forecast rain temperature city translate sentence language invoice pdf convert text image resize ' +

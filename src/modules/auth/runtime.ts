@@ -4,11 +4,14 @@
 // so two apps in one process never share it.
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
 import type { AppDeps } from '../../deps.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
 
 /** Verified wallet signatures: cache key -> nonce expiry (ms). Bounded; the oldest entry goes first. */
 export class VerifiedSignatureCache {
-  private readonly entries = new Map<string, number>();
-  constructor(private readonly maxEntries = 10_000) {}
+  private readonly entries: BoundedMap<string, number>;
+  constructor(maxEntries = 10_000) {
+    this.entries = new BoundedMap(maxEntries);
+  }
 
   /** True while the entry exists and its nonce has not expired at `nowMs`. */
   has(key: string, nowMs: number): boolean {
@@ -22,10 +25,6 @@ export class VerifiedSignatureCache {
   }
 
   add(key: string, expiresAtMs: number) {
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
     this.entries.set(key, expiresAtMs);
   }
 }
@@ -41,29 +40,12 @@ export interface KeyMapping {
   lastUsedMs: number;
 }
 
-/** Key hash -> KeyMapping, for paid execution's cached callers. Bounded; the oldest entry goes first. */
-export class KeyMappingCache {
-  private readonly entries = new Map<string, KeyMapping>();
-  constructor(private readonly maxEntries = KEY_MAPPING_CACHE_SIZE) {}
-
-  get(hash: string): KeyMapping | undefined {
-    return this.entries.get(hash);
-  }
-
-  set(hash: string, mapping: KeyMapping) {
-    if (this.entries.size >= this.maxEntries && !this.entries.has(hash)) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(hash, mapping);
-  }
-}
-
 export interface AuthRuntime {
   /** The external identity provider's keys; undefined when SVC_AUTH_JWKS_URL is not set. */
   jwks: JWTVerifyGetKey | undefined;
   signatures: VerifiedSignatureCache;
-  keyMappings: KeyMappingCache;
+  /** Key hash -> KeyMapping, for paid execution's cached callers. */
+  keyMappings: BoundedMap<string, KeyMapping>;
 }
 
 declare module 'fastify' {
@@ -84,6 +66,6 @@ export function createAuthRuntime(deps: AppDeps): AuthRuntime {
   return {
     jwks: jwksUrl ? createRemoteJWKSet(new URL(jwksUrl)) : undefined,
     signatures: new VerifiedSignatureCache(),
-    keyMappings: new KeyMappingCache(),
+    keyMappings: new BoundedMap(KEY_MAPPING_CACHE_SIZE),
   };
 }

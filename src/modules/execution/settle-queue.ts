@@ -107,8 +107,10 @@ export class SettleQueue {
    */
   private async writeOneByOne(batch: Queued[], batchError: unknown) {
     const unwritten: CallResultRecord[] = [];
+    // Database unreachable: trying each outcome alone would only fail again, once per outcome.
+    const alone = !isDatabaseUnavailable(batchError);
     for (const q of batch) {
-      if (isDatabaseUnavailable(batchError)) {
+      if (!alone) {
         q.done?.reject(batchError);
         unwritten.push(q.record);
         continue;

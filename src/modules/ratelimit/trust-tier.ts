@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import { one } from '../../db/index.js';
 import type { AppDeps, DomainEvents } from '../../deps.js';
+import { BoundedMap } from '../../lib/bounded-map.js';
 import { type EffectiveLimits, tierForPayments } from './limits.js';
 import type { TrustTier } from './status.js';
 
@@ -25,7 +26,7 @@ interface AccountRow {
 const MAX_ENTRIES = 50_000;
 
 export class TrustTierCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new BoundedMap<string, Entry>(MAX_ENTRIES);
   /** account id -> its wallet entry key, so an invalidation reaches the wallet-keyed entry too. */
   private readonly walletOfAccount = new Map<string, string>();
 
@@ -105,11 +106,7 @@ export class TrustTierCache {
   }
 
   private remember(key: string, entry: Entry, row: AccountRow | undefined): void {
-    if (this.entries.size >= MAX_ENTRIES) {
-      // Oldest first (Map keeps insertion order); entries are cheap to read again.
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
+    // Re-inserted, so a refreshed entry counts as the newest.
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (row?.wallet_address) this.walletOfAccount.set(row.id, `w:${row.wallet_address}`);
