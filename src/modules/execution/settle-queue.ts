@@ -106,23 +106,13 @@ export class SettleQueue {
    * waiting for their write (Idempotency-Key) learn whether their own outcome reached the call row.
    */
   private async writeOneByOne(batch: Queued[], batchError: unknown) {
-    const unwritten: CallResultRecord[] = [];
-    // Database unreachable: trying each outcome alone would only fail again, once per outcome.
-    const alone = !isDatabaseUnavailable(batchError);
-    for (const q of batch) {
-      if (!alone) {
-        q.done?.reject(batchError);
-        unwritten.push(q.record);
-        continue;
-      }
-      try {
-        await settleChargedCalls(this.db, [q.record]);
-        q.done?.resolve();
-      } catch (err) {
-        q.done?.reject(err);
-        unwritten.push(q.record);
-      }
-    }
+    // With the database unreachable each outcome alone would only fail again, once per outcome.
+    const unwritten = isDatabaseUnavailable(batchError)
+      ? batch.map((q) => {
+          q.done?.reject(batchError);
+          return q.record;
+        })
+      : await this.settleEach(batch);
     if (unwritten.length === 0) return;
     const callIds = unwritten.slice(0, 5).map((r) => r.callId);
     try {
@@ -138,6 +128,21 @@ export class SettleQueue {
         'call outcomes could not be written or kept; retrying every few seconds while this process runs',
       );
     }
+  }
+
+  /** Settles each outcome in its own statement; returns those that still failed. */
+  private async settleEach(batch: Queued[]): Promise<CallResultRecord[]> {
+    const failed: CallResultRecord[] = [];
+    for (const q of batch) {
+      try {
+        await settleChargedCalls(this.db, [q.record]);
+        q.done?.resolve();
+      } catch (err) {
+        q.done?.reject(err);
+        failed.push(q.record);
+      }
+    }
+    return failed;
   }
 
   private park(records: CallResultRecord[]) {
