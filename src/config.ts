@@ -76,7 +76,7 @@ export interface Config {
   runJobs: boolean;
   /** SVC_ALLOW_PRIVATE_PROVIDERS: provider base URLs may reach private/loopback addresses (always in devnet). */
   allowPrivateProviders: boolean;
-  /** Optional OpenAI-compatible embeddings API fused into discovery's ranking (docs/discovery.md). */
+  /** Sentence embeddings fused into discovery's ranking; undefined with SVC_EMBEDDINGS=off. */
   discoveryEmbeddings: DiscoveryEmbeddingsConfig | undefined;
 }
 
@@ -398,21 +398,40 @@ function trustProxyList(env: Env): string | undefined {
   return raw;
 }
 
-export interface DiscoveryEmbeddingsConfig {
-  /** Base URL; requests go to `${url}/embeddings`. */
-  url: string;
-  model: string;
-  apiKey: string | undefined;
-  /** Share of the fused relevance that comes from embedding similarity (0..1). */
-  weight: number;
-}
+/**
+ * Sentence embeddings fused into discovery's ranking (docs/discovery.md): the sentence encoder shipped
+ * with the service (`local`, the default), or an OpenAI-compatible embeddings API (`api`).
+ */
+export type DiscoveryEmbeddingsConfig =
+  | { source: 'local'; weight: number }
+  | {
+      source: 'api';
+      /** Base URL; requests go to `${url}/embeddings`. */
+      url: string;
+      model: string;
+      apiKey: string | undefined;
+      /** Share of the fused relevance that comes from embedding similarity (0..1). */
+      weight: number;
+    };
+
+/** Share of the fused relevance from the local encoder: fitted by cross-validation (npm run eval:discovery). */
+export const LOCAL_EMBEDDINGS_WEIGHT = 0.4;
 
 function discoveryEmbeddingsConfig(env: Env): DiscoveryEmbeddingsConfig | undefined {
+  const mode = str(env, 'SVC_EMBEDDINGS')?.toLowerCase() ?? 'local';
+  if (!['local', 'off'].includes(mode))
+    throw new ConfigError(`SVC_EMBEDDINGS must be local or off, got "${mode}"`);
+  if (mode === 'off') return undefined;
   const base = url(env, 'SVC_EMBEDDINGS_URL', ['http:', 'https:']);
-  if (base === undefined) return undefined;
-  const weight = positiveNumber(env, 'SVC_EMBEDDINGS_WEIGHT', 0.5);
+  const weight = positiveNumber(
+    env,
+    'SVC_EMBEDDINGS_WEIGHT',
+    base === undefined ? LOCAL_EMBEDDINGS_WEIGHT : 0.5,
+  );
   if (weight > 1) throw new ConfigError(`SVC_EMBEDDINGS_WEIGHT must be between 0 and 1, got ${weight}`);
+  if (base === undefined) return { source: 'local', weight };
   return {
+    source: 'api',
     url: base.replace(/\/+$/, ''),
     model: str(env, 'SVC_EMBEDDINGS_MODEL') ?? 'text-embedding-3-small',
     apiKey: str(env, 'SVC_EMBEDDINGS_API_KEY'),

@@ -78,7 +78,7 @@ async function appWithCatalogue(env: Record<string, string>) {
 
 describe('optional embeddings API (SVC_EMBEDDINGS_URL)', () => {
   it('is fused into the ranking: a word only the embedding model understands finds its endpoint', async () => {
-    const offline = await appWithCatalogue({});
+    const offline = await appWithCatalogue({ SVC_EMBEDDINGS: 'off' });
     try {
       expect(keysOf(await discoverOk(offline, { query: 'zorblax' }))).toEqual([]);
     } finally {

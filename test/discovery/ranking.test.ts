@@ -99,7 +99,10 @@ describe('matching by meaning', () => {
     const typo = await discoverOk(t, { query: 'is it freezng outside' });
     const right = await discoverOk(t, { query: 'is it freezing outside' });
     expect(keysOf(typo)[0]).toBe('skycast/conditions');
-    expect(typo.results.map((r) => r.relevance_score)).toEqual(right.results.map((r) => r.relevance_score));
+    expect(keysOf(right)[0]).toBe('skycast/conditions');
+    // The offline ranking reads the corrected word; the sentence encoder sees the misspelling, so the
+    // fused scores differ a little.
+    expect(typo.results[0]?.relevance_score).toBeGreaterThan(0.6 * (right.results[0]?.relevance_score ?? 0));
   });
 
   it('a query nothing answers gets low relevance scores', async () => {

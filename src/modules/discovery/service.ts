@@ -7,7 +7,7 @@
 // the live one, in chunks that let requests run, and swap it in. Caches (docs/discovery.md): matching results 5
 // minutes, quality metrics 1 minute, ranked pages until either changes.
 import type { AppDeps } from '../../deps.js';
-import { type EndpointEmbeddings, embedEndpoints, embedTexts, similarities } from './embeddings.js';
+import { EndpointVectors, fuseRelevance } from './endpoint-vectors.js';
 import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
 import { matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
@@ -22,6 +22,7 @@ import { selectTop } from './ranking/top.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
 import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
 import { catalogFingerprint, loadIndexedEndpoints, loadQuality, providerVersions } from './repo.js';
+import { createSentenceEncoder, type SentenceEncoder } from './sentence-encoder.js';
 
 export const MATCH_CACHE_TTL_MS = 5 * 60_000;
 export const QUALITY_CACHE_TTL_MS = 60_000;
@@ -74,13 +75,7 @@ interface Snapshot {
   index: SearchIndex;
   /** Version (update time + status) of every provider the index holds, from the database. */
   versions: Map<string, string>;
-  /** Endpoint embeddings from the optional embeddings API (undefined: offline ranking only). */
-  embeddings: EndpointEmbeddings | undefined;
 }
-
-/** Embedding cosine mapped linearly from [floor, ceil] onto [0, 1] (OpenAI text-embedding-3 scale). */
-const EMBEDDING_FLOOR = 0.2;
-const EMBEDDING_CEIL = 0.6;
 
 export interface DiscoveryLogger {
   warn(obj: object, msg: string): void;
@@ -117,6 +112,9 @@ export class DiscoveryService {
   /** Final pages by query + filters, cleared with every index change and every load of quality metrics. */
   private ranked = new Map<string, Discovered>();
 
+  /** Sentence embeddings (SVC_EMBEDDINGS): the encoder, the catalogue's vectors, and queries' vectors. */
+  private readonly encoder: SentenceEncoder | undefined;
+  private readonly endpointVectors: EndpointVectors | undefined;
   private queryEmbeddings = new Map<string, Float32Array>();
   private readonly onCatalogChanged = ({ providerId }: { providerId: string }) => {
     this.changes += 1;
@@ -128,12 +126,25 @@ export class DiscoveryService {
     private readonly log?: DiscoveryLogger,
   ) {
     deps.events.on('catalog.changed', this.onCatalogChanged);
+    const cfg = deps.config.discoveryEmbeddings;
+    if (cfg) {
+      this.encoder = createSentenceEncoder(cfg);
+      // New vectors change rankings: cached answers go.
+      this.endpointVectors = new EndpointVectors(this.encoder, () => this.changed(), log);
+    }
   }
 
-  /** Stops listening and starts no more database work (the app is closing). */
-  close() {
+  /** Stops listening, starts no more database work and stops the encoder (the app is closing). */
+  async close() {
     this.closed = true;
     this.deps.events.off('catalog.changed', this.onCatalogChanged);
+    this.endpointVectors?.close();
+    await this.encoder?.close();
+  }
+
+  /** Catalogue texts still waiting for their sentence vector (0 when embeddings are off). */
+  get embeddingsPending(): number {
+    return this.endpointVectors?.pending ?? 0;
   }
 
   private now() {
@@ -159,8 +170,8 @@ export class DiscoveryService {
     const versions = await providerVersions(this.deps.db.orm);
     const endpoints = await loadIndexedEndpoints(this.deps.db.orm);
     const index = await buildSearchIndexAsync(endpoints, this.wordVectors());
-    const embeddings = await this.embedCatalog(endpoints);
-    return { index, versions, embeddings };
+    this.endpointVectors?.want(endpoints, true);
+    return { index, versions };
   }
 
   private swapIn(snapshot: Snapshot) {
@@ -207,8 +218,7 @@ export class DiscoveryService {
         for (const [id, version] of versions) if (snapshot.versions.get(id) !== version) ids.add(id);
         for (const id of snapshot.versions.keys()) if (!versions.has(id)) ids.add(id);
         const incremental =
-          !snapshot.embeddings &&
-          (ids.size <= INCREMENTAL_MAX_PROVIDERS || ids.size <= INCREMENTAL_MAX_SHARE * versions.size);
+          ids.size <= INCREMENTAL_MAX_PROVIDERS || ids.size <= INCREMENTAL_MAX_SHARE * versions.size;
         if (ids.size > 0 && incremental) {
           const endpoints = await loadIndexedEndpoints(db, [...ids]);
           // Synchronous from here to the end of the update: no request sees a half-applied change.
@@ -225,12 +235,10 @@ export class DiscoveryService {
               if (version === undefined) snapshot.versions.delete(id);
               else snapshot.versions.set(id, version);
             }
+            this.endpointVectors?.want(endpoints);
             this.changed();
             if (vectorDrift(snapshot.index) > DRIFT_REBUILD_SHARE) void this.startFullRebuild();
           }
-        } else if (ids.size > 0 && snapshot.embeddings) {
-          // Embeddings are computed per full build: a change waits for one, as a request must see it.
-          await this.startFullRebuild();
         } else if (ids.size > 0) {
           void this.startFullRebuild();
         }
@@ -274,24 +282,12 @@ export class DiscoveryService {
     return this.snapshot as Snapshot;
   }
 
-  private async embedCatalog(endpoints: IndexedEndpoint[]): Promise<EndpointEmbeddings | undefined> {
-    const cfg = this.deps.config.discoveryEmbeddings;
-    if (!cfg) return undefined;
-    try {
-      return await embedEndpoints(cfg, endpoints);
-    } catch (err) {
-      this.log?.warn({ err }, 'embeddings API failed; discovery ranks offline only');
-      return undefined;
-    }
-  }
-
   private async embedQuery(query: string): Promise<Float32Array | undefined> {
-    const cfg = this.deps.config.discoveryEmbeddings;
-    if (!cfg) return undefined;
+    if (!this.encoder) return undefined;
     const cached = this.queryEmbeddings.get(query);
     if (cached) return cached;
     try {
-      const [vector] = await embedTexts(cfg, [query]);
+      const [vector] = await this.encoder.encode([query], true);
       if (vector) remember(this.queryEmbeddings, query, vector);
       return vector;
     } catch (err) {
@@ -300,22 +296,11 @@ export class DiscoveryService {
     }
   }
 
-  /** Offline relevance fused with embedding similarity: (1 - w) * offline + w * embedding score. */
-  private fuse(snapshot: Snapshot, qv: Float32Array | undefined, offline: RelevanceHit[]): RelevanceHit[] {
+  private fuse(index: SearchIndex, qv: Float32Array | undefined, offline: RelevanceHit[]): RelevanceHit[] {
     const cfg = this.deps.config.discoveryEmbeddings;
-    if (!qv || !snapshot.embeddings || !cfg)
-      return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
-    const sims = similarities(qv, snapshot.embeddings);
-    const fused = new Map<number, number>();
-    for (const h of offline) fused.set(h.index, (1 - cfg.weight) * h.relevance);
-    sims.forEach((cos, i) => {
-      const score = Math.min(1, Math.max(0, (cos - EMBEDDING_FLOOR) / (EMBEDDING_CEIL - EMBEDDING_FLOOR)));
-      if (score > 0 && snapshot.index.alive[i] === 1) fused.set(i, (fused.get(i) ?? 0) + cfg.weight * score);
-    });
-    let best = 0;
-    for (const r of fused.values()) best = Math.max(best, r);
-    const floor = Math.max(QUERY_TUNING.minRelevance, QUERY_TUNING.relativeFloor * best);
-    return [...fused].filter(([, r]) => r >= floor).map(([index, relevance]) => ({ index, relevance }));
+    const vectors = this.endpointVectors;
+    if (!qv || !vectors || !cfg) return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
+    return fuseRelevance(index, offline, qv, (e) => vectors.vectorOf(e), cfg.weight);
   }
 
   /** Loads the quality metrics when the cached ones are older than a minute (or a fresh read is asked). */
@@ -360,8 +345,8 @@ export class DiscoveryService {
     ) {
       return cached;
     }
-    const found = snapshot.embeddings
-      ? this.fuse(snapshot, queryEmbedding, matchQuery(snapshot.index, key, undefined, 0))
+    const found = this.endpointVectors
+      ? this.fuse(snapshot.index, queryEmbedding, matchQuery(snapshot.index, key, undefined, 0))
       : matchQuery(snapshot.index, key);
     // Stored compactly (8 bytes a hit); the oldest entries go first when the budget is spent.
     const hits: CachedMatches = {
@@ -391,7 +376,10 @@ export class DiscoveryService {
     const firstSeen = await this.currentIndex(req.fresh);
     const quality = await this.refreshQuality(req.fresh);
     const key = req.query === undefined ? undefined : normaliseQuery(req.query);
-    const queryEmbedding = key !== undefined && firstSeen.embeddings ? await this.embedQuery(key) : undefined;
+    const [queryEmbedding] = await Promise.all([
+      key !== undefined ? this.embedQuery(key) : undefined,
+      key !== undefined ? this.endpointVectors?.settled() : undefined,
+    ]);
     // No await below: the index may change between requests (incremental updates, a swap), never during
     // the ranking of one.
     const snapshot = this.snapshot ?? firstSeen;

@@ -1,0 +1,183 @@
+// Sentence vectors of the catalogue's endpoints, per app, kept current in the background: an endpoint
+// added or changed is queued, encoded in small batches (sentence-encoder.ts) and then fused into the
+// ranking. Vectors are kept by endpoint text, so a rebuild or a re-read of an unchanged endpoint costs
+// nothing. Until its vector arrives an endpoint ranks by its offline relevance alone (see `fuse`).
+import { QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
+import type { SearchIndex } from './ranking/search-index.js';
+import type { IndexedEndpoint } from './ranking/types.js';
+import type { SentenceEncoder } from './sentence-encoder.js';
+
+/** Texts per background batch: small, so that a query waits for at most one (~50–100 ms). */
+const BATCH = 16;
+/** After a failed batch, try again this much later. */
+const RETRY_MS = 5_000;
+/** A request waits for the queue when at most this many texts wait (a change: well under a second);
+ *  behind a bulk build it ranks at once, with the vectors there are. */
+const WAIT_FOR_AT_MOST = 64;
+
+/** Embedding cosine mapped linearly from [floor, ceil] onto [0, 1]; the same scale measured best for the
+ *  shipped encoder and for OpenAI's text-embedding-3 models. */
+export const EMBEDDING_FLOOR = 0.2;
+export const EMBEDDING_CEIL = 0.6;
+
+/** A unit vector stored as int8 (512 bytes for 512 dimensions): cosine survives per-vector scaling. */
+export interface StoredVector {
+  q: Int8Array;
+  scale: number;
+}
+
+export function quantise(v: Float32Array): StoredVector {
+  let max = 0;
+  for (const x of v) max = Math.max(max, Math.abs(x));
+  const scale = max > 0 ? max / 127 : 1;
+  const q = new Int8Array(v.length);
+  for (let i = 0; i < v.length; i++) q[i] = Math.round((v[i] as number) / scale);
+  return { q, scale };
+}
+
+export function cosine(query: Float32Array, v: StoredVector): number {
+  if (query.length !== v.q.length) return 0;
+  let s = 0;
+  for (let d = 0; d < query.length; d++) s += (query[d] as number) * (v.q[d] as number);
+  return s * v.scale;
+}
+
+/** The text encoded for an endpoint: what it does, in its provider's context. */
+export function endpointText(e: IndexedEndpoint): string {
+  return `${e.slug.replace(/-/g, ' ')}: ${e.description} Tags: ${e.tags.join(', ')}. Provider: ${e.providerName} (${e.category.replace(/_/g, ' ')}) ${e.providerDescription}`;
+}
+
+export interface EndpointVectorsLogger {
+  warn(obj: object, msg: string): void;
+}
+
+export class EndpointVectors {
+  private readonly byText = new Map<string, StoredVector>();
+  private readonly textOf = new WeakMap<IndexedEndpoint, string>();
+  private readonly waiting = new Set<string>();
+  private draining = false;
+  private closed = false;
+  private retry: NodeJS.Timeout | undefined;
+  private waiters: Array<() => void> = [];
+
+  constructor(
+    private readonly encoder: SentenceEncoder,
+    /** Called when the queue has drained (new vectors change rankings: drop cached answers). */
+    private readonly onSettled: () => void,
+    private readonly log?: EndpointVectorsLogger,
+  ) {}
+
+  private text(e: IndexedEndpoint): string {
+    let t = this.textOf.get(e);
+    if (t === undefined) {
+      t = endpointText(e);
+      this.textOf.set(e, t);
+    }
+    return t;
+  }
+
+  vectorOf(e: IndexedEndpoint): StoredVector | undefined {
+    return this.byText.get(this.text(e));
+  }
+
+  /** Texts still waiting to be encoded. */
+  get pending(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * Resolves when the queue is empty, so that a request made after a change ranks with the changed
+   * endpoints' vectors; at once when the queue is long (a bulk build) or the encoder is failing.
+   */
+  settled(): Promise<void> {
+    const n = this.waiting.size;
+    if (n === 0 || n > WAIT_FOR_AT_MOST || this.retry || this.closed) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.waiters.push(resolve));
+    void this.drain();
+    return done;
+  }
+
+  /** Queues the endpoints without a vector. `all`: this is the whole catalogue; forget other texts. */
+  want(endpoints: Iterable<IndexedEndpoint>, all = false) {
+    const texts = new Set<string>();
+    for (const e of endpoints) texts.add(this.text(e));
+    if (all) {
+      for (const t of this.byText.keys()) if (!texts.has(t)) this.byText.delete(t);
+      for (const t of this.waiting) if (!texts.has(t)) this.waiting.delete(t);
+    }
+    for (const t of texts) if (!this.byText.has(t)) this.waiting.add(t);
+    void this.drain();
+  }
+
+  private async drain() {
+    if (this.draining || this.closed || this.retry) return;
+    this.draining = true;
+    let added = 0;
+    try {
+      while (this.waiting.size > 0 && !this.closed) {
+        const batch = [...this.waiting].slice(0, BATCH);
+        const vectors = await this.encoder.encode(batch, false);
+        batch.forEach((t, i) => {
+          const v = vectors[i];
+          // A text dropped from the catalogue meanwhile (`want(…, all)`) is not stored.
+          if (v && this.waiting.delete(t)) this.byText.set(t, quantise(v));
+        });
+        added += batch.length;
+      }
+    } catch (err) {
+      if (!this.closed) {
+        this.log?.warn({ err, waiting: this.waiting.size }, 'sentence encoder failed; retrying later');
+        this.retry = setTimeout(() => {
+          this.retry = undefined;
+          void this.drain();
+        }, RETRY_MS);
+        this.retry.unref();
+      }
+    } finally {
+      this.draining = false;
+      if (added > 0 && !this.closed) this.onSettled();
+      for (const resolve of this.waiters.splice(0)) resolve();
+    }
+  }
+
+  close() {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+}
+
+/**
+ * Offline relevance fused with embedding similarity: (1 − w)·offline + w·score, where the score maps the
+ * cosine from [EMBEDDING_FLOOR, EMBEDDING_CEIL] onto [0, 1]. Any endpoint may enter through its embedding
+ * alone; one without a vector yet keeps its offline relevance. `offline` holds every candidate (minimum
+ * relevance 0); the usual floors (QUERY_TUNING) apply to the fused relevance.
+ */
+export function fuseRelevance(
+  index: SearchIndex,
+  offline: RelevanceHit[],
+  query: Float32Array,
+  vectorOf: (e: IndexedEndpoint) => StoredVector | undefined,
+  weight: number,
+  allowed?: (i: number) => boolean,
+): RelevanceHit[] {
+  const fused = new Map<number, number>();
+  for (const h of offline) fused.set(h.index, h.relevance);
+  const { endpoints, alive } = index;
+  for (let i = 0; i < endpoints.length; i++) {
+    if (alive[i] !== 1 || (allowed && !allowed(i))) continue;
+    const v = vectorOf(endpoints[i] as IndexedEndpoint);
+    if (!v) continue;
+    const score = Math.min(
+      1,
+      Math.max(0, (cosine(query, v) - EMBEDDING_FLOOR) / (EMBEDDING_CEIL - EMBEDDING_FLOOR)),
+    );
+    const r = (1 - weight) * (fused.get(i) ?? 0) + weight * score;
+    if (r > 0) fused.set(i, r);
+    else fused.delete(i);
+  }
+  let best = 0;
+  for (const r of fused.values()) best = Math.max(best, r);
+  const floor = Math.max(QUERY_TUNING.minRelevance, QUERY_TUNING.relativeFloor * best);
+  return [...fused].filter(([, r]) => r >= floor).map(([index, relevance]) => ({ index, relevance }));
+}

@@ -1,0 +1,157 @@
+// Sentence embeddings for discovery: the encoder shipped with the service (a worker thread running the
+// Universal Sentence Encoder, encoder-worker.mjs) or an OpenAI-compatible embeddings API. Either turns
+// texts into unit vectors; the ranking fuses their cosine with the offline ranking (endpoint-vectors.ts).
+import { Worker } from 'node:worker_threads';
+import type { DiscoveryEmbeddingsConfig } from '../../config.js';
+import { normalise } from './ranking/vectors.js';
+
+export interface SentenceEncoder {
+  /**
+   * Unit vectors for `texts`, in order. `urgent` work (a query someone waits for) goes before queued
+   * catalogue work. Rejects on any failure; callers rank offline meanwhile.
+   */
+  encode(texts: string[], urgent: boolean): Promise<Float32Array[]>;
+  close(): Promise<void>;
+}
+
+export function createSentenceEncoder(cfg: DiscoveryEmbeddingsConfig): SentenceEncoder {
+  return cfg.source === 'local' ? new LocalSentenceEncoder() : new ApiSentenceEncoder(cfg);
+}
+
+interface Job {
+  texts: string[];
+  resolve: (vectors: Float32Array[]) => void;
+  reject: (err: Error) => void;
+}
+type WorkerAnswer = { id: number; dims: number; vectors: Float32Array } | { id: number; error: string };
+
+/** After the worker fails to start or dies, wait this long before starting another. */
+const RESTART_AFTER_MS = 30_000;
+
+/**
+ * The shipped encoder, in a worker thread so that encoding (~5–15 ms of CPU a text) never blocks the
+ * event loop. One job at a time goes to the worker, urgent ones first, so a query waits for at most
+ * one catalogue batch. The worker (and its ~30 MB model) starts with the first job and stops with
+ * `close()`; it does not keep the process alive.
+ */
+export class LocalSentenceEncoder implements SentenceEncoder {
+  private worker: Worker | undefined;
+  private failedAt = Number.NEGATIVE_INFINITY;
+  private readonly urgent: Job[] = [];
+  private readonly background: Job[] = [];
+  private running: { id: number; job: Job } | undefined;
+  private nextId = 1;
+  private closed = false;
+
+  encode(texts: string[], urgent: boolean): Promise<Float32Array[]> {
+    if (texts.length === 0) return Promise.resolve([]);
+    if (this.closed) return Promise.reject(new Error('sentence encoder closed'));
+    if (Date.now() - this.failedAt < RESTART_AFTER_MS)
+      return Promise.reject(new Error('sentence encoder unavailable (failed recently)'));
+    return new Promise((resolve, reject) => {
+      (urgent ? this.urgent : this.background).push({ texts, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump() {
+    if (this.running || this.closed) return;
+    const job = this.urgent.shift() ?? this.background.shift();
+    if (!job) return;
+    const worker = this.ensureWorker();
+    const id = this.nextId++;
+    this.running = { id, job };
+    worker.postMessage({ id, texts: job.texts });
+  }
+
+  private ensureWorker(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./encoder-worker.mjs', import.meta.url));
+    worker.unref();
+    worker.on('message', (answer: WorkerAnswer) => {
+      const running = this.running;
+      if (!running || running.id !== answer.id) return;
+      this.running = undefined;
+      try {
+        if ('error' in answer) throw new Error(`sentence encoder: ${answer.error}`);
+        running.job.resolve(rowsOf(answer.vectors, answer.dims, running.job.texts.length));
+      } catch (err) {
+        running.job.reject(err as Error);
+      }
+      this.pump();
+    });
+    const fail = (err: Error) => {
+      if (this.worker !== worker) return;
+      this.worker = undefined;
+      this.failedAt = Date.now();
+      const jobs = [...(this.running ? [this.running.job] : []), ...this.urgent, ...this.background];
+      this.running = undefined;
+      this.urgent.length = 0;
+      this.background.length = 0;
+      for (const job of jobs) job.reject(err);
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`sentence encoder worker exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  async close() {
+    this.closed = true;
+    const worker = this.worker;
+    this.worker = undefined;
+    const jobs = [...(this.running ? [this.running.job] : []), ...this.urgent, ...this.background];
+    this.running = undefined;
+    this.urgent.length = 0;
+    this.background.length = 0;
+    for (const job of jobs) job.reject(new Error('sentence encoder closed'));
+    if (worker) await worker.terminate();
+  }
+}
+
+function rowsOf(vectors: Float32Array, dims: number, count: number): Float32Array[] {
+  if (dims === 0 || vectors.length !== dims * count) throw new Error('sentence encoder: malformed answer');
+  return Array.from({ length: count }, (_, i) => normalise(vectors.slice(i * dims, (i + 1) * dims)));
+}
+
+const API_BATCH = 64;
+const API_TIMEOUT_MS = 10_000;
+
+interface EmbeddingsResponse {
+  data?: Array<{ index?: number; embedding?: unknown }>;
+}
+
+/** An OpenAI-compatible embeddings API (POST {url}/embeddings). */
+export class ApiSentenceEncoder implements SentenceEncoder {
+  constructor(private readonly cfg: Extract<DiscoveryEmbeddingsConfig, { source: 'api' }>) {}
+
+  async encode(texts: string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let start = 0; start < texts.length; start += API_BATCH) {
+      const input = texts.slice(start, start + API_BATCH);
+      const res = await fetch(`${this.cfg.url}/embeddings`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(this.cfg.apiKey ? { authorization: `Bearer ${this.cfg.apiKey}` } : {}),
+        },
+        body: JSON.stringify({ model: this.cfg.model, input }),
+        signal: AbortSignal.timeout(API_TIMEOUT_MS),
+      });
+      if (!res.ok) throw new Error(`embeddings API answered ${res.status}`);
+      const body = (await res.json()) as EmbeddingsResponse;
+      const rows = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+      if (rows.length !== input.length)
+        throw new Error('embeddings API returned a different number of vectors');
+      for (const row of rows) {
+        if (!Array.isArray(row.embedding) || !row.embedding.every((x) => typeof x === 'number')) {
+          throw new Error('embeddings API returned a malformed vector');
+        }
+        out.push(normalise(Float32Array.from(row.embedding as number[])));
+      }
+    }
+    return out;
+  }
+
+  async close() {}
+}
