@@ -1,14 +1,19 @@
 // Sentence vectors of the catalogue's endpoints, per app, kept current in the background: an endpoint
-// added or changed is queued, encoded in small batches (sentence-encoder.ts) and then fused into the
-// ranking. Vectors are kept by endpoint text, so a rebuild or a re-read of an unchanged endpoint costs
-// nothing. Until its vector arrives an endpoint ranks by its offline relevance alone (see `fuse`).
+// added or changed is queued, looked up in the database (`endpoint_text_vectors`: each text is encoded
+// once, not by every instance at every start), else encoded in small batches (sentence-encoder.ts) and
+// stored, and then fused into the ranking. Vectors are kept by endpoint text, so a rebuild or a re-read of
+// an unchanged endpoint costs nothing. Until its vector arrives an endpoint ranks by its offline
+// relevance alone (`fuseRelevance`).
+import { createHash } from 'node:crypto';
 import { QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
 import type { IndexedEndpoint } from './ranking/types.js';
 import type { SentenceEncoder } from './sentence-encoder.js';
 
-/** Texts per background batch: small, so that a query waits for at most one (~50–100 ms). */
+/** Texts per encoder batch: small, so that a query waits for at most one (~0.5 s of one core). */
 const BATCH = 16;
+/** Texts looked up in the database at once. */
+const LOOKUP_BATCH = 500;
 /** After a failed batch, try again this much later. */
 const RETRY_MS = 5_000;
 /** A request waits for the queue when at most this many texts wait (a change: well under a second);
@@ -29,7 +34,8 @@ export interface StoredVector {
 export function quantise(v: Float32Array): StoredVector {
   let max = 0;
   for (const x of v) max = Math.max(max, Math.abs(x));
-  const scale = max > 0 ? max / 127 : 1;
+  // float4 precision, as stored: a vector read back ranks exactly as the one encoded here.
+  const scale = Math.fround(max > 0 ? max / 127 : 1);
   const q = new Int8Array(v.length);
   for (let i = 0; i < v.length; i++) q[i] = Math.round((v[i] as number) / scale);
   return { q, scale };
@@ -51,6 +57,14 @@ export interface EndpointVectorsLogger {
   warn(obj: object, msg: string): void;
 }
 
+/** Where encoded vectors are kept between starts and shared between instances (repo.ts). */
+export interface VectorStore {
+  load(hashes: string[]): Promise<Map<string, { components: Int8Array; scale: number }>>;
+  save(vectors: Array<{ hash: string; components: Int8Array; scale: number }>): Promise<void>;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
 export class EndpointVectors {
   private readonly byText = new Map<string, StoredVector>();
   private readonly textOf = new WeakMap<IndexedEndpoint, string>();
@@ -62,6 +76,7 @@ export class EndpointVectors {
 
   constructor(
     private readonly encoder: SentenceEncoder,
+    private readonly store: VectorStore | undefined,
     /** Called when the queue has drained (new vectors change rankings: drop cached answers). */
     private readonly onSettled: () => void,
     private readonly log?: EndpointVectorsLogger,
@@ -115,14 +130,32 @@ export class EndpointVectors {
     let added = 0;
     try {
       while (this.waiting.size > 0 && !this.closed) {
-        const batch = [...this.waiting].slice(0, BATCH);
-        const vectors = await this.encoder.encode(batch, false);
-        batch.forEach((t, i) => {
-          const v = vectors[i];
-          // A text dropped from the catalogue meanwhile (`want(…, all)`) is not stored.
-          if (v && this.waiting.delete(t)) this.byText.set(t, quantise(v));
+        const texts = [...this.waiting].slice(0, LOOKUP_BATCH);
+        const hashes = texts.map(sha256);
+        const stored = await this.lookUp(hashes);
+        const missing: Array<{ text: string; hash: string }> = [];
+        texts.forEach((text, i) => {
+          const hash = hashes[i] as string;
+          const found = stored.get(hash);
+          if (found) {
+            if (this.waiting.delete(text)) this.byText.set(text, { q: found.components, scale: found.scale });
+            added += 1;
+          } else missing.push({ text, hash });
         });
-        added += batch.length;
+        for (let start = 0; start < missing.length && !this.closed; start += BATCH) {
+          const batch = missing.slice(start, start + BATCH);
+          const vectors = await this.encoder.encode(
+            batch.map((m) => m.text),
+            false,
+          );
+          const rows = batch.map((m, i) => ({ ...m, vector: quantise(vectors[i] as Float32Array) }));
+          for (const r of rows) {
+            // A text dropped from the catalogue meanwhile (`want(…, all)`) is not kept in memory.
+            if (this.waiting.delete(r.text)) this.byText.set(r.text, r.vector);
+          }
+          added += rows.length;
+          await this.keep(rows.map((r) => ({ hash: r.hash, components: r.vector.q, scale: r.vector.scale })));
+        }
       }
     } catch (err) {
       if (!this.closed) {
@@ -137,6 +170,24 @@ export class EndpointVectors {
       this.draining = false;
       if (added > 0 && !this.closed) this.onSettled();
       for (const resolve of this.waiters.splice(0)) resolve();
+    }
+  }
+
+  /** Stored vectors; a database problem only means encoding them again. */
+  private async lookUp(hashes: string[]) {
+    try {
+      return (await this.store?.load(hashes)) ?? new Map();
+    } catch (err) {
+      this.log?.warn({ err }, 'reading stored sentence vectors failed; encoding them');
+      return new Map();
+    }
+  }
+
+  private async keep(rows: Array<{ hash: string; components: Int8Array; scale: number }>) {
+    try {
+      await this.store?.save(rows);
+    } catch (err) {
+      this.log?.warn({ err }, 'storing sentence vectors failed; they stay in memory');
     }
   }
 

@@ -98,3 +98,49 @@ export async function loadQuality(db: Executor): Promise<Map<string, QualityMetr
   }
   return map;
 }
+
+/** Stored sentence vectors of the given text hashes (hex), by hash; missing ones are absent. */
+export async function loadTextVectors(
+  db: Executor,
+  encoder: string,
+  hashes: string[],
+): Promise<Map<string, { components: Int8Array; scale: number }>> {
+  const result = await rows<{ hash: string; components: Uint8Array; scale: number }>(
+    db,
+    sql`SELECT encode(text_sha256, 'hex') AS hash, components, scale
+        FROM endpoint_text_vectors
+        WHERE encoder = ${encoder}
+          AND text_sha256 IN (SELECT decode(h, 'hex') FROM json_array_elements_text(${JSON.stringify(hashes)}::json) h)`,
+  );
+  const out = new Map<string, { components: Int8Array; scale: number }>();
+  for (const r of result) {
+    // node-postgres answers a Buffer, PGlite a Uint8Array: copy either into an Int8Array of its own.
+    const bytes = Uint8Array.from(r.components);
+    out.set(r.hash, { components: new Int8Array(bytes.buffer), scale: Number(r.scale) });
+  }
+  return out;
+}
+
+/** Stores sentence vectors by text hash (hex); a row another instance wrote first is kept. */
+export async function saveTextVectors(
+  db: Executor,
+  encoder: string,
+  vectors: Array<{ hash: string; components: Int8Array; scale: number }>,
+): Promise<void> {
+  if (vectors.length === 0) return;
+  const json = JSON.stringify(
+    vectors.map((v) => ({
+      h: v.hash,
+      c: Buffer.from(v.components.buffer, v.components.byteOffset, v.components.byteLength).toString(
+        'base64',
+      ),
+      s: v.scale,
+    })),
+  );
+  await db.execute(
+    sql`INSERT INTO endpoint_text_vectors (encoder, text_sha256, components, scale)
+        SELECT ${encoder}, decode(x->>'h', 'hex'), decode(x->>'c', 'base64'), (x->>'s')::real
+        FROM json_array_elements(${json}::json) x
+        ON CONFLICT DO NOTHING`,
+  );
+}

@@ -6,6 +6,8 @@ import type { DiscoveryEmbeddingsConfig } from '../../config.js';
 import { normalise } from './ranking/vectors.js';
 
 export interface SentenceEncoder {
+  /** Names the encoder and model: stored vectors are kept per encoder. */
+  readonly id: string;
   /**
    * Unit vectors for `texts`, in order. `urgent` work (a query someone waits for) goes before queued
    * catalogue work. Rejects on any failure; callers rank offline meanwhile.
@@ -35,6 +37,7 @@ const RESTART_AFTER_MS = 30_000;
  * `close()`; it does not keep the process alive.
  */
 export class LocalSentenceEncoder implements SentenceEncoder {
+  readonly id = 'use-lite-512/energetic-ai-0.2.0';
   private worker: Worker | undefined;
   private failedAt = Number.NEGATIVE_INFINITY;
   private readonly urgent: Job[] = [];
@@ -123,7 +126,11 @@ interface EmbeddingsResponse {
 
 /** An OpenAI-compatible embeddings API (POST {url}/embeddings). */
 export class ApiSentenceEncoder implements SentenceEncoder {
-  constructor(private readonly cfg: Extract<DiscoveryEmbeddingsConfig, { source: 'api' }>) {}
+  readonly id: string;
+  constructor(private readonly cfg: Extract<DiscoveryEmbeddingsConfig, { source: 'api' }>) {
+    const { host, pathname } = new URL(cfg.url);
+    this.id = `api/${host}${pathname}/${cfg.model}`;
+  }
 
   async encode(texts: string[]): Promise<Float32Array[]> {
     const out: Float32Array[] = [];

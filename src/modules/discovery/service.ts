@@ -21,7 +21,14 @@ import {
 import { selectTop } from './ranking/top.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
 import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
-import { catalogFingerprint, loadIndexedEndpoints, loadQuality, providerVersions } from './repo.js';
+import {
+  catalogFingerprint,
+  loadIndexedEndpoints,
+  loadQuality,
+  loadTextVectors,
+  providerVersions,
+  saveTextVectors,
+} from './repo.js';
 import { createSentenceEncoder, type SentenceEncoder } from './sentence-encoder.js';
 
 export const MATCH_CACHE_TTL_MS = 5 * 60_000;
@@ -130,7 +137,12 @@ export class DiscoveryService {
     if (cfg) {
       this.encoder = createSentenceEncoder(cfg);
       // New vectors change rankings: cached answers go.
-      this.endpointVectors = new EndpointVectors(this.encoder, () => this.changed(), log);
+      const encoderId = this.encoder.id;
+      const store = {
+        load: (hashes: string[]) => loadTextVectors(deps.db.orm, encoderId, hashes),
+        save: (rows: Parameters<typeof saveTextVectors>[2]) => saveTextVectors(deps.db.orm, encoderId, rows),
+      };
+      this.endpointVectors = new EndpointVectors(this.encoder, store, () => this.changed(), log);
     }
   }
 

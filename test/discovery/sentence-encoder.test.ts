@@ -1,0 +1,107 @@
+// The sentence encoder shipped with the service (SVC_EMBEDDINGS=local, the default): the real model in
+// its worker thread, fused into the ranking, kept current as providers change, and its vectors stored so
+// that another instance or a restart does not encode them again.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf, providerBody } from './helpers.js';
+
+const CATALOGUE = [
+  {
+    id: 'billing',
+    endpoints: [{ slug: 'create', description: 'Create an invoice PDF for a customer order.' }],
+  },
+  { id: 'weather', endpoints: [{ slug: 'now', description: 'Current temperature and wind for a city.' }] },
+  {
+    id: 'geo',
+    endpoints: [{ slug: 'distance', description: 'Great-circle distance between two coordinates.' }],
+  },
+  { id: 'mail', endpoints: [{ slug: 'send', description: 'Send an e-mail message to a recipient.' }] },
+  {
+    id: 'fx',
+    endpoints: [{ slug: 'convert', description: 'Convert an amount between currencies at the latest rate.' }],
+  },
+];
+
+async function appWith(env: Record<string, string>, schema?: string) {
+  const t = await createTestApp({ env: { ...DISCOVERY_TEST_ENV, ...env }, schema });
+  if (!schema) for (const p of CATALOGUE) await createProvider(t, p);
+  return t;
+}
+
+let fused: TestApp;
+let offline: TestApp;
+beforeAll(async () => {
+  fused = await appWith({});
+  offline = await appWith({ SVC_EMBEDDINGS: 'off' });
+});
+afterAll(async () => {
+  await fused.close();
+  await offline.close();
+});
+
+describe('the shipped sentence encoder', () => {
+  it.each([
+    ['do I need an umbrella today', 'weather/now'],
+    ['drop a note to my boss', 'mail/send'],
+  ])('finds what the words alone miss: "%s" → %s', async (query, expected) => {
+    expect(keysOf(await discoverOk(offline, { query }))[0]).not.toBe(expected);
+    expect(keysOf(await discoverOk(fused, { query }))[0]).toBe(expected);
+  });
+
+  it('leaves clear word matches where they were', async () => {
+    for (const [query, expected] of [
+      ['create an invoice pdf', 'billing/create'],
+      ['convert currencies', 'fx/convert'],
+    ] as const) {
+      expect(keysOf(await discoverOk(fused, { query }))[0]).toBe(expected);
+      expect(keysOf(await discoverOk(offline, { query }))[0]).toBe(expected);
+    }
+  });
+
+  it('a changed endpoint is ranked by its new meaning in the next request', async () => {
+    const query = { query: 'is it going to snow in the mountains' };
+    expect(keysOf(await discoverOk(fused, query))).not.toContain('billing/create');
+    const { provider_id: _id, ...replacement } = providerBody({
+      id: 'billing',
+      endpoints: [{ slug: 'create', description: 'Snowfall and avalanche bulletin for alpine ski resorts.' }],
+    });
+    expect((await fused.admin('PUT', '/v1/admin/providers/billing', replacement)).statusCode).toBe(200);
+    expect(keysOf(await discoverOk(fused, query))[0]).toBe('billing/create');
+  });
+
+  it('stores one vector per endpoint text, kept for the next start and other instances', async () => {
+    const [row] = (
+      await fused.deps.db.orm.execute(
+        sql`SELECT count(*)::int AS n, count(DISTINCT encoder)::int AS encoders FROM endpoint_text_vectors`,
+      )
+    ).rows as Array<{ n: number; encoders: number }>;
+    // Five providers' endpoints, plus the replaced text of the test above (rows are never rewritten).
+    expect(row).toEqual({ n: 6, encoders: 1 });
+    const [none] = (
+      await offline.deps.db.orm.execute(sql`SELECT count(*)::int AS n FROM endpoint_text_vectors`)
+    ).rows as Array<{ n: number }>;
+    expect(none?.n).toBe(0);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)('a second instance sharing the database (PostgreSQL)', () => {
+  it('reads the stored vectors and ranks exactly as the first', async () => {
+    const second = await appWith({}, fused.schema);
+    try {
+      for (const query of ['do I need an umbrella today', 'send money abroad', 'weather alerts']) {
+        const a = await discoverOk(fused, { query });
+        const b = await discoverOk(second, { query });
+        expect(b.results.map((r) => [r.provider_id, r.relevance_score])).toEqual(
+          a.results.map((r) => [r.provider_id, r.relevance_score]),
+        );
+      }
+      const [row] = (
+        await second.deps.db.orm.execute(sql`SELECT count(*)::int AS n FROM endpoint_text_vectors`)
+      ).rows as Array<{ n: number }>;
+      expect(row?.n).toBe(6);
+    } finally {
+      await second.close();
+    }
+  });
+});
