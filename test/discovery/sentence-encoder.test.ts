@@ -3,6 +3,7 @@
 // that another instance or a restart does not encode them again.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rows } from '../../src/db/index.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf, providerBody } from './helpers.js';
 
@@ -71,16 +72,16 @@ describe('the shipped sentence encoder', () => {
   });
 
   it('stores one vector per endpoint text, kept for the next start and other instances', async () => {
-    const [row] = (
-      await fused.deps.db.orm.execute(
-        sql`SELECT count(*)::int AS n, count(DISTINCT encoder)::int AS encoders FROM endpoint_text_vectors`,
-      )
-    ).rows as Array<{ n: number; encoders: number }>;
+    const [row] = await rows<{ n: number; encoders: number }>(
+      fused.deps.db.orm,
+      sql`SELECT count(*)::int AS n, count(DISTINCT encoder)::int AS encoders FROM endpoint_text_vectors`,
+    );
     // Five providers' endpoints, plus the replaced text of the test above (rows are never rewritten).
     expect(row).toEqual({ n: 6, encoders: 1 });
-    const [none] = (
-      await offline.deps.db.orm.execute(sql`SELECT count(*)::int AS n FROM endpoint_text_vectors`)
-    ).rows as Array<{ n: number }>;
+    const [none] = await rows<{ n: number }>(
+      offline.deps.db.orm,
+      sql`SELECT count(*)::int AS n FROM endpoint_text_vectors`,
+    );
     expect(none?.n).toBe(0);
   });
 });
@@ -96,9 +97,10 @@ describe.skipIf(!process.env.DATABASE_URL)('a second instance sharing the databa
           a.results.map((r) => [r.provider_id, r.relevance_score]),
         );
       }
-      const [row] = (
-        await second.deps.db.orm.execute(sql`SELECT count(*)::int AS n FROM endpoint_text_vectors`)
-      ).rows as Array<{ n: number }>;
+      const [row] = await rows<{ n: number }>(
+        second.deps.db.orm,
+        sql`SELECT count(*)::int AS n FROM endpoint_text_vectors`,
+      );
       expect(row?.n).toBe(6);
     } finally {
       await second.close();
