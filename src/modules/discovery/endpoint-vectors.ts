@@ -12,8 +12,9 @@ import type { SentenceEncoder } from './sentence-encoder.js';
 
 /** Texts per encoder batch: small, so that a query waits for at most one (~0.5 s of one core). */
 const BATCH = 16;
-/** Texts looked up in the database at once. */
-const LOOKUP_BATCH = 500;
+/** Texts looked up in the database at once, then encoded if missing. Small enough that instances
+ *  starting together on a new catalogue mostly find each other's work (see `nextBatch`). */
+const LOOKUP_BATCH = 64;
 /** After a failed batch, try again this much later. */
 const RETRY_MS = 5_000;
 /** A request waits for the queue when at most this many texts wait (a change: well under a second);
@@ -64,6 +65,18 @@ export interface VectorStore {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Up to LOOKUP_BATCH waiting texts from a random place in the queue: instances that start together on
+ * the same new catalogue then work on different parts of it and read each other's stored vectors,
+ * instead of encoding the same texts in lockstep.
+ */
+function nextBatch(waiting: Set<string>): string[] {
+  const all = [...waiting];
+  if (all.length <= LOOKUP_BATCH) return all;
+  const start = Math.floor(Math.random() * (all.length - LOOKUP_BATCH + 1));
+  return all.slice(start, start + LOOKUP_BATCH);
+}
 
 export class EndpointVectors {
   private readonly byText = new Map<string, StoredVector>();
@@ -130,7 +143,7 @@ export class EndpointVectors {
     let added = 0;
     try {
       while (this.waiting.size > 0 && !this.closed) {
-        const texts = [...this.waiting].slice(0, LOOKUP_BATCH);
+        const texts = nextBatch(this.waiting);
         const hashes = texts.map(sha256);
         const stored = await this.lookUp(hashes);
         const missing: Array<{ text: string; hash: string }> = [];
