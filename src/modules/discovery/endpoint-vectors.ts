@@ -42,11 +42,65 @@ export function quantise(v: Float32Array): StoredVector {
   return { q, scale };
 }
 
-export function cosine(query: Float32Array, v: StoredVector): number {
-  if (query.length !== v.q.length) return 0;
-  let s = 0;
-  for (let d = 0; d < query.length; d++) s += (query[d] as number) * (v.q[d] as number);
-  return s * v.scale;
+/**
+ * The vectors of an index's slots in one int8 matrix (row i = slot i; rows of slots without a vector are
+ * left out through `has`), so that the fusion scans contiguous memory: about twice as fast as a vector
+ * object per endpoint. Rebuilt when the index or the vectors changed (`generation`).
+ */
+export interface SlotVectors {
+  generation: number;
+  dims: number;
+  matrix: Int8Array;
+  scales: Float32Array;
+  has: Uint8Array;
+}
+
+export function slotVectors(
+  endpoints: IndexedEndpoint[],
+  vectorOf: (e: IndexedEndpoint) => StoredVector | undefined,
+  generation: number,
+): SlotVectors {
+  let dims = 0;
+  for (const e of endpoints) {
+    const v = e ? vectorOf(e) : undefined;
+    if (v) {
+      dims = v.q.length;
+      break;
+    }
+  }
+  const n = endpoints.length;
+  const out = {
+    generation,
+    dims,
+    matrix: new Int8Array(n * dims),
+    scales: new Float32Array(n),
+    has: new Uint8Array(n),
+  };
+  endpoints.forEach((e, i) => {
+    const v = e ? vectorOf(e) : undefined;
+    if (!v || v.q.length !== dims) return;
+    out.matrix.set(v.q, i * dims);
+    out.scales[i] = v.scale;
+    out.has[i] = 1;
+  });
+  return out;
+}
+
+/** Cosine of the unit query vector with slot i's vector (unrolled by four: dims are a multiple of 4). */
+function slotCosine(query: Float32Array, m: SlotVectors, i: number): number {
+  const { matrix, dims } = m;
+  const o = i * dims;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  for (let d = 0; d < dims; d += 4) {
+    s0 += (query[d] as number) * (matrix[o + d] as number);
+    s1 += (query[d + 1] as number) * (matrix[o + d + 1] as number);
+    s2 += (query[d + 2] as number) * (matrix[o + d + 2] as number);
+    s3 += (query[d + 3] as number) * (matrix[o + d + 3] as number);
+  }
+  return (s0 + s1 + s2 + s3) * (m.scales[i] as number);
 }
 
 /** The text encoded for an endpoint: what it does, in its provider's context. */
@@ -106,6 +160,15 @@ export class EndpointVectors {
 
   vectorOf(e: IndexedEndpoint): StoredVector | undefined {
     return this.byText.get(this.text(e));
+  }
+
+  private slots: SlotVectors | undefined;
+
+  /** The vectors of the index's slots as one matrix, for the index generation given (kept until it changes). */
+  forSlots(endpoints: IndexedEndpoint[], generation: number): SlotVectors {
+    if (this.slots?.generation !== generation)
+      this.slots = slotVectors(endpoints, (e) => this.vectorOf(e), generation);
+    return this.slots;
   }
 
   /** Texts still waiting to be encoded. */
@@ -221,20 +284,21 @@ export function fuseRelevance(
   index: SearchIndex,
   offline: RelevanceHit[],
   query: Float32Array,
-  vectorOf: (e: IndexedEndpoint) => StoredVector | undefined,
+  vectors: SlotVectors,
   weight: number,
   allowed?: (i: number) => boolean,
 ): RelevanceHit[] {
   const fused = new Map<number, number>();
   for (const h of offline) fused.set(h.index, h.relevance);
-  const { endpoints, alive } = index;
-  for (let i = 0; i < endpoints.length; i++) {
-    if (alive[i] !== 1 || (allowed && !allowed(i))) continue;
-    const v = vectorOf(endpoints[i] as IndexedEndpoint);
-    if (!v) continue;
+  if (query.length !== vectors.dims || vectors.dims % 4 !== 0)
+    return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
+  const { alive } = index;
+  const n = Math.min(index.endpoints.length, vectors.has.length);
+  for (let i = 0; i < n; i++) {
+    if (alive[i] !== 1 || vectors.has[i] !== 1 || (allowed && !allowed(i))) continue;
     const score = Math.min(
       1,
-      Math.max(0, (cosine(query, v) - EMBEDDING_FLOOR) / (EMBEDDING_CEIL - EMBEDDING_FLOOR)),
+      Math.max(0, (slotCosine(query, vectors, i) - EMBEDDING_FLOOR) / (EMBEDDING_CEIL - EMBEDDING_FLOOR)),
     );
     const r = (1 - weight) * (fused.get(i) ?? 0) + weight * score;
     if (r > 0) fused.set(i, r);

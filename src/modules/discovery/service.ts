@@ -312,7 +312,7 @@ export class DiscoveryService {
     const cfg = this.deps.config.discoveryEmbeddings;
     const vectors = this.endpointVectors;
     if (!qv || !vectors || !cfg) return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
-    return fuseRelevance(index, offline, qv, (e) => vectors.vectorOf(e), cfg.weight);
+    return fuseRelevance(index, offline, qv, vectors.forSlots(index.endpoints, this.generation), cfg.weight);
   }
 
   /** Loads the quality metrics when the cached ones are older than a minute (or a fresh read is asked). */
