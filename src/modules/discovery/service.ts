@@ -342,12 +342,8 @@ export class DiscoveryService {
     return this.aligned;
   }
 
-  private matchesFor(
-    snapshot: Snapshot,
-    key: string,
-    fresh: boolean,
-    queryEmbedding: Float32Array | undefined,
-  ): CachedMatches {
+  /** Cached matches of the query for the current generation, if any (never for a fresh request). */
+  private cachedMatches(key: string, fresh: boolean): CachedMatches | undefined {
     const cached = this.matches.get(key);
     if (
       !fresh &&
@@ -357,8 +353,30 @@ export class DiscoveryService {
     ) {
       return cached;
     }
+    return undefined;
+  }
+
+  /**
+   * `offline`: every candidate's offline relevance, computed while the query was being encoded; used when
+   * the index has not changed since (same generation).
+   */
+  private matchesFor(
+    snapshot: Snapshot,
+    key: string,
+    fresh: boolean,
+    queryEmbedding: Float32Array | undefined,
+    offline: { generation: number; hits: RelevanceHit[] } | undefined,
+  ): CachedMatches {
+    const cached = this.cachedMatches(key, fresh);
+    if (cached) return cached;
     const found = this.endpointVectors
-      ? this.fuse(snapshot.index, queryEmbedding, matchQuery(snapshot.index, key, undefined, 0))
+      ? this.fuse(
+          snapshot.index,
+          queryEmbedding,
+          offline?.generation === this.generation
+            ? offline.hits
+            : matchQuery(snapshot.index, key, undefined, 0),
+        )
       : matchQuery(snapshot.index, key);
     // Stored compactly (8 bytes a hit); the oldest entries go first when the budget is spent.
     const hits: CachedMatches = {
@@ -388,10 +406,17 @@ export class DiscoveryService {
     const firstSeen = await this.currentIndex(req.fresh);
     const quality = await this.refreshQuality(req.fresh);
     const key = req.query === undefined ? undefined : normaliseQuery(req.query);
-    const [queryEmbedding] = await Promise.all([
-      key !== undefined ? this.embedQuery(key) : undefined,
-      key !== undefined ? this.endpointVectors?.settled() : undefined,
-    ]);
+    // The query is encoded in the encoder's thread while this one finds the offline candidates.
+    const encoding = key !== undefined ? this.embedQuery(key) : undefined;
+    if (key !== undefined) await this.endpointVectors?.settled();
+    const offline =
+      key !== undefined && this.endpointVectors && !this.cachedMatches(key, req.fresh)
+        ? {
+            generation: this.generation,
+            hits: matchQuery((this.snapshot ?? firstSeen).index, key, undefined, 0),
+          }
+        : undefined;
+    const queryEmbedding = await encoding;
     // No await below: the index may change between requests (incremental updates, a swap), never during
     // the ranking of one.
     const snapshot = this.snapshot ?? firstSeen;
@@ -408,7 +433,8 @@ export class DiscoveryService {
     }
 
     const { endpoints, alive } = index;
-    const hits = key === undefined ? undefined : this.matchesFor(snapshot, key, req.fresh, queryEmbedding);
+    const hits =
+      key === undefined ? undefined : this.matchesFor(snapshot, key, req.fresh, queryEmbedding, offline);
     const count = hits ? hits.indices.length : endpoints.length;
     const filtered = hasFilters(req.filters);
     const passing: Ranked[] = [];
