@@ -288,24 +288,29 @@ export function fuseRelevance(
   weight: number,
   allowed?: (i: number) => boolean,
 ): RelevanceHit[] {
-  const fused = new Map<number, number>();
-  for (const h of offline) fused.set(h.index, h.relevance);
   if (query.length !== vectors.dims || vectors.dims % 4 !== 0)
     return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
   const { alive } = index;
-  const n = Math.min(index.endpoints.length, vectors.has.length);
+  const n = index.endpoints.length;
+  // Dense per slot: a Map of every slot's score costs as much as the cosines.
+  const relevance = new Float32Array(n);
+  for (const h of offline) relevance[h.index] = h.relevance;
+  let best = 0;
   for (let i = 0; i < n; i++) {
     if (alive[i] !== 1 || vectors.has[i] !== 1 || (allowed && !allowed(i))) continue;
     const score = Math.min(
       1,
       Math.max(0, (slotCosine(query, vectors, i) - EMBEDDING_FLOOR) / (EMBEDDING_CEIL - EMBEDDING_FLOOR)),
     );
-    const r = (1 - weight) * (fused.get(i) ?? 0) + weight * score;
-    if (r > 0) fused.set(i, r);
-    else fused.delete(i);
+    const r = (1 - weight) * (relevance[i] as number) + weight * score;
+    relevance[i] = r;
   }
-  let best = 0;
-  for (const r of fused.values()) best = Math.max(best, r);
+  for (let i = 0; i < n; i++) if ((relevance[i] as number) > best) best = relevance[i] as number;
   const floor = Math.max(QUERY_TUNING.minRelevance, QUERY_TUNING.relativeFloor * best);
-  return [...fused].filter(([, r]) => r >= floor).map(([index, relevance]) => ({ index, relevance }));
+  const out: RelevanceHit[] = [];
+  for (let i = 0; i < n; i++) {
+    const r = relevance[i] as number;
+    if (r >= floor && r > 0) out.push({ index: i, relevance: r });
+  }
+  return out;
 }
