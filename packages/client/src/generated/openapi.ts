@@ -3594,7 +3594,7 @@ export interface paths {
                         "application/json": {
                             meta: {
                                 /**
-                                 * @description Only with a query. How well the first result answers it: good; weak (match_strength below 0.17: most likely nothing in the catalogue does what was asked, the results are only the closest things); none (no result at all).
+                                 * @description Only with a query. How well the first result answers it: good; weak (match_strength below 0.18: most likely nothing in the catalogue does what was asked, the results are only the closest things); none (no result at all).
                                  * @enum {string}
                                  */
                                 match_quality?: "good" | "weak" | "none";
