@@ -349,14 +349,18 @@ const allQueries = [...new Set([...devQueries, ...extraQueries].map((q) => q.que
 (await encoder.encode(allQueries, true)).forEach((v, i) => {
   queryVectors.set(allQueries[i] as string, v);
 });
-const endpointVectors = new Map<IndexedEndpoint, ReturnType<typeof quantise>>();
-for (let start = 0; start < endpoints.length; start += 16) {
-  const batch = endpoints.slice(start, start + 16);
-  (await encoder.encode(batch.map(endpointText), false)).forEach((v, i) => {
-    endpointVectors.set(batch[i] as IndexedEndpoint, quantise(v));
-  });
+/** Vectors of a catalogue's endpoints, by endpoint (encoded through the same text as the service). */
+async function encodeCatalogue(catalogue: IndexedEndpoint[]) {
+  const out = new Map<IndexedEndpoint, ReturnType<typeof quantise>>();
+  for (let start = 0; start < catalogue.length; start += 16) {
+    const batch = catalogue.slice(start, start + 16);
+    (await encoder.encode(batch.map(endpointText), false)).forEach((v, i) => {
+      out.set(batch[i] as IndexedEndpoint, quantise(v));
+    });
+  }
+  return out;
 }
-await encoder.close();
+const endpointVectors = await encodeCatalogue(endpoints);
 const devSlots: SlotVectors = slotVectors(index.endpoints, (e) => endpointVectors.get(e), 0);
 console.log(
   `sentence encoder: ${allQueries.length} queries and ${endpoints.length} endpoints encoded in ${((performance.now() - encodeStarted) / 1000).toFixed(1)} s`,
@@ -364,21 +368,18 @@ console.log(
 
 /** Fusion weight used by `fused` (the tuning below sets it on the training folds). */
 const fusion = { weight: 0.4 };
-const fused: Ranker = (q) => {
-  const allowed = allowedFor(q);
-  const qv = queryVectors.get(q.query) as Float32Array;
-  const hits = fuseRelevance(
-    index,
-    matchQuery(index, q.query, allowed, 0),
-    qv,
-    devSlots,
-    fusion.weight,
-    allowed,
-  ).sort((a, b) => b.relevance - a.relevance || a.index - b.index);
-  const top = hits[0];
-  const strength = top ? strengthOf(index, q.query, top.index, top.relevance) : 0;
-  return { ranked: hits.map((h) => keyOf(h.index)), strength };
-};
+const fusedOn =
+  (ix: SearchIndex, slots: SlotVectors): Ranker =>
+  (q) => {
+    const allowed = allowedFor(q);
+    const qv = queryVectors.get(q.query) as Float32Array;
+    const hits = fuseRelevance(ix, matchQuery(ix, q.query, allowed, 0), qv, slots, fusion.weight, allowed);
+    hits.sort((a, b) => b.relevance - a.relevance || a.index - b.index);
+    const top = hits[0];
+    const strength = top ? strengthOf(ix, q.query, top.index, top.relevance) : 0;
+    return { ranked: hits.map((h) => keyOf(h.index)), strength };
+  };
+const fused = fusedOn(index, devSlots);
 const FUSION_GRID = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
 const fittedWeights: number[] = [];
 /** Fits the fusion weight alone on the training folds (and leaves it set for the held-out fold). */
@@ -394,12 +395,12 @@ function fitFusionWeight(train: DevQuery[]): Tunables {
   return {};
 }
 const withWeight =
-  (weight: number): Ranker =>
+  (weight: number, ranker: Ranker = fused): Ranker =>
   (q) => {
     const saved = fusion.weight;
     fusion.weight = weight;
     try {
-      return fused(q);
+      return ranker(q);
     } finally {
       fusion.weight = saved;
     }
@@ -634,7 +635,26 @@ const stressConfigs: Array<{ name: string; ranker: (c: IndexedEndpoint[]) => Ran
   },
   { name: 'even field weights', ranker: (c) => rankerOn(indexWithFieldWeights(EVEN_FIELDS, c)) },
 ];
-if (!process.argv.includes('--no-stress')) {
+const stress = !process.argv.includes('--no-stress');
+// Each stressed catalogue has other endpoint texts, hence its own sentence vectors.
+const stressVectors = new Map<IndexedEndpoint[], Map<IndexedEndpoint, ReturnType<typeof quantise>>>();
+if (stress) for (const p of perturbations) stressVectors.set(p.catalogue, await encodeCatalogue(p.catalogue));
+await encoder.close();
+stressConfigs.push({
+  name: 'fused, w 0.4',
+  ranker: (c) => {
+    const ix = buildSearchIndex(c, vectors);
+    const byEndpoint = stressVectors.get(c);
+    return withWeight(
+      0.4,
+      fusedOn(
+        ix,
+        slotVectors(ix.endpoints, (e) => byEndpoint?.get(e), 0),
+      ),
+    );
+  },
+});
+if (stress) {
   console.log('\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | extra queries');
   console.log(`  ${'configuration'.padEnd(20)} ${perturbations.map((p) => p.name).join(' | ')}`);
   for (const c of stressConfigs) {
