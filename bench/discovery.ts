@@ -70,6 +70,9 @@ async function qualityOnDevSet() {
   const { app, close } = await startApp();
   try {
     await createProviders(app, providers);
+    // Rank once every endpoint has its sentence vector (a deployment's steady state).
+    await discover(app, { query: 'warm up' });
+    while (app.discovery.embeddingsPending > 0) await new Promise((r) => setTimeout(r, 100));
     let ndcg = 0;
     let recall = 0;
     let mrr = 0;
