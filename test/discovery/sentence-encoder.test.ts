@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.js';
+import { LocalSentenceEncoder } from '../../src/modules/discovery/sentence-encoder.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf, providerBody } from './helpers.js';
 
@@ -83,6 +84,38 @@ describe('the shipped sentence encoder', () => {
       sql`SELECT count(*)::int AS n FROM endpoint_text_vectors`,
     );
     expect(none?.n).toBe(0);
+  });
+});
+
+describe('the encoder thread under concurrent queries', () => {
+  it('answers each of many concurrent queries with its own vector, as if encoded alone', async () => {
+    const texts = [
+      'weather in Paris tomorrow',
+      'send an invoice',
+      'translate this sentence to German',
+      'how far is Tokyo from Osaka',
+      'convert 20 euros to dollars',
+      'check a vat number',
+      'summarise a pdf document',
+      'stock price of a company',
+    ];
+    const encoder = new LocalSentenceEncoder();
+    try {
+      const alone: Float32Array[] = [];
+      for (const t of texts) alone.push(...(await encoder.encode([t], true)));
+      // All at once, behind a catalogue batch: the queries wait together and go to the model as one batch.
+      const background = encoder.encode(texts.slice(0, 3), false);
+      const together = await Promise.all(texts.map((t) => encoder.encode([t], true)));
+      await background;
+      const cosine = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * (b[i] as number), 0);
+      together.forEach(([v], i) => {
+        expect(cosine(v as Float32Array, alone[i] as Float32Array)).toBeGreaterThan(0.999);
+        for (let j = 0; j < texts.length; j++)
+          if (j !== i) expect(cosine(v as Float32Array, alone[j] as Float32Array)).toBeLessThan(0.95);
+      });
+    } finally {
+      await encoder.close();
+    }
   });
 });
 

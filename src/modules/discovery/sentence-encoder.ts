@@ -25,6 +25,10 @@ interface Job {
   resolve: (vectors: Float32Array[]) => void;
   reject: (err: Error) => void;
 }
+
+/** Queries waiting together go to the worker as one batch: a batch of 16 costs about a third per text of
+ *  one text alone, so concurrent queries no longer queue one model run each. */
+const URGENT_BATCH_TEXTS = 32;
 type WorkerAnswer = { id: number; dims: number; vectors: Float32Array } | { id: number; error: string };
 
 /** After the worker fails to start or dies, wait this long before starting another. */
@@ -32,8 +36,8 @@ const RESTART_AFTER_MS = 30_000;
 
 /**
  * The shipped encoder, in a worker thread so that encoding (~5–15 ms of CPU a text) never blocks the
- * event loop. One job at a time goes to the worker, urgent ones first, so a query waits for at most
- * one catalogue batch. The worker (and its ~30 MB model) starts with the first job and stops with
+ * event loop. One batch at a time goes to the worker: the queries waiting (all of them together, up to
+ * URGENT_BATCH_TEXTS) before catalogue work, so a query waits for at most one catalogue batch. The worker (and its ~30 MB model) starts with the first job and stops with
  * `close()`; it does not keep the process alive.
  */
 export class LocalSentenceEncoder implements SentenceEncoder {
@@ -42,7 +46,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   private failedAt = Number.NEGATIVE_INFINITY;
   private readonly urgent: Job[] = [];
   private readonly background: Job[] = [];
-  private running: { id: number; job: Job } | undefined;
+  private running: { id: number; jobs: Job[] } | undefined;
   private nextId = 1;
   private closed = false;
 
@@ -59,12 +63,24 @@ export class LocalSentenceEncoder implements SentenceEncoder {
 
   private pump() {
     if (this.running || this.closed) return;
-    const job = this.urgent.shift() ?? this.background.shift();
-    if (!job) return;
+    const jobs = this.urgent.length > 0 ? this.takeUrgent() : this.background.splice(0, 1);
+    if (jobs.length === 0) return;
     const worker = this.ensureWorker();
     const id = this.nextId++;
-    this.running = { id, job };
-    worker.postMessage({ id, texts: job.texts });
+    this.running = { id, jobs };
+    worker.postMessage({ id, texts: jobs.flatMap((j) => j.texts) });
+  }
+
+  /** The waiting queries, oldest first, up to URGENT_BATCH_TEXTS texts (at least one job). */
+  private takeUrgent(): Job[] {
+    let texts = 0;
+    let n = 0;
+    while (n < this.urgent.length) {
+      texts += (this.urgent[n] as Job).texts.length;
+      if (n > 0 && texts > URGENT_BATCH_TEXTS) break;
+      n += 1;
+    }
+    return this.urgent.splice(0, n);
   }
 
   private ensureWorker(): Worker {
@@ -77,9 +93,15 @@ export class LocalSentenceEncoder implements SentenceEncoder {
       this.running = undefined;
       try {
         if ('error' in answer) throw new Error(`sentence encoder: ${answer.error}`);
-        running.job.resolve(rowsOf(answer.vectors, answer.dims, running.job.texts.length));
+        const total = running.jobs.reduce((n, j) => n + j.texts.length, 0);
+        const rows = rowsOf(answer.vectors, answer.dims, total);
+        let start = 0;
+        for (const job of running.jobs) {
+          job.resolve(rows.slice(start, start + job.texts.length));
+          start += job.texts.length;
+        }
       } catch (err) {
-        running.job.reject(err as Error);
+        for (const job of running.jobs) job.reject(err as Error);
       }
       this.pump();
     });
@@ -87,7 +109,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
       if (this.worker !== worker) return;
       this.worker = undefined;
       this.failedAt = Date.now();
-      const jobs = [...(this.running ? [this.running.job] : []), ...this.urgent, ...this.background];
+      const jobs = [...(this.running?.jobs ?? []), ...this.urgent, ...this.background];
       this.running = undefined;
       this.urgent.length = 0;
       this.background.length = 0;
@@ -103,7 +125,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     this.closed = true;
     const worker = this.worker;
     this.worker = undefined;
-    const jobs = [...(this.running ? [this.running.job] : []), ...this.urgent, ...this.background];
+    const jobs = [...(this.running?.jobs ?? []), ...this.urgent, ...this.background];
     this.running = undefined;
     this.urgent.length = 0;
     this.background.length = 0;
