@@ -25,6 +25,7 @@ export const DATABASE_INDEPENDENT = [
   'test/discovery/match-quality.test.ts',
   'test/discovery/ranking.test.ts',
   'test/discovery/ranking-exact.test.ts',
+  'test/discovery/int8-rows.test.ts',
   'test/foundation/error-catalogue.test.ts',
   'test/foundation/ids.test.ts',
   'test/ratelimit/config.test.ts',
