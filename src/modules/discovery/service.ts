@@ -154,6 +154,15 @@ export class DiscoveryService {
     await this.encoder?.close();
   }
 
+  /**
+   * Builds the index and loads the sentence encoder's model now (the server calls it once it listens),
+   * so that the first query does not wait ~1 s for the model or seconds for a large catalogue's index.
+   */
+  async warm() {
+    await this.currentIndex();
+    if (this.encoder) await this.embedQuery('warm up');
+  }
+
   /** Catalogue texts still waiting for their sentence vector (0 when embeddings are off). */
   get embeddingsPending(): number {
     return this.endpointVectors?.pending ?? 0;
