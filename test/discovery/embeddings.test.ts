@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUERY_VECTOR_WAIT_MS } from '../../src/modules/discovery/service.js';
 import { createTestApp } from '../helpers/app.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf } from './helpers.js';
 
@@ -31,6 +32,8 @@ function fakeEmbedding(text: string): number[] {
 let server: Server;
 let baseUrl: string;
 let failing = false;
+/** Answers come this much later (a slow API). */
+let delayMs = 0;
 const seen: Array<{ authorization: string | undefined; model: unknown }> = [];
 
 beforeAll(async () => {
@@ -45,21 +48,26 @@ beforeAll(async () => {
         return;
       }
       const body = JSON.parse(raw) as { model: unknown; input: string[] };
-      seen.push({ authorization: req.headers.authorization, model: body.model });
-      const data = body.input.map((text, index) => ({
-        object: 'embedding',
-        index,
-        embedding: fakeEmbedding(text),
-      }));
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ object: 'list', data }));
+      const answer = () => {
+        seen.push({ authorization: req.headers.authorization, model: body.model });
+        const data = body.input.map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: fakeEmbedding(text),
+        }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ object: 'list', data }));
+      };
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
 });
 afterAll(async () => {
+  server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
 });
 
@@ -97,6 +105,24 @@ describe('optional embeddings API (SVC_EMBEDDINGS_URL)', () => {
       // Ordinary queries still rank as offline.
       expect(keysOf(await discoverOk(t, { query: 'temperature in Oslo' }))[0]).toBe('weather/now');
     } finally {
+      await t.close();
+    }
+  });
+
+  it('ranks a query by its words when its vector is late, and does not keep that answer', async () => {
+    const t = await appWithCatalogue({ SVC_EMBEDDINGS_URL: baseUrl });
+    try {
+      // The catalogue's vectors and a first query's, at the API's normal speed.
+      expect(keysOf(await discoverOk(t, { query: 'temperature in Oslo' }))[0]).toBe('weather/now');
+      delayMs = 4_000;
+      const started = Date.now();
+      expect(keysOf(await discoverOk(t, { query: 'zorblax' }))).toEqual([]);
+      expect(Date.now() - started).toBeLessThan(QUERY_VECTOR_WAIT_MS + 1_500);
+      delayMs = 0;
+      // The words-only answer was not cached: the same query, asked again, is ranked with its vector.
+      expect(keysOf(await discoverOk(t, { query: 'zorblax' }))[0]).toBe('billing/create');
+    } finally {
+      delayMs = 0;
       await t.close();
     }
   });

@@ -119,6 +119,26 @@ describe('the encoder thread under concurrent queries', () => {
   });
 });
 
+describe('a worker that stops answering', () => {
+  it('fails the batch at its deadline and every queued one with it, then rests before a new worker', async () => {
+    const encoder = new LocalSentenceEncoder({
+      workerUrl: new URL('./silent-encoder-worker.mjs', import.meta.url),
+      batchDeadlineMs: 300,
+    });
+    try {
+      const started = Date.now();
+      const running = encoder.encode(['first'], false);
+      const queued = encoder.encode(['second'], true);
+      await expect(running).rejects.toThrow(/did not answer within 300 ms/);
+      await expect(queued).rejects.toThrow(/did not answer within 300 ms/);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await expect(encoder.encode(['third'], true)).rejects.toThrow(/failed recently/);
+    } finally {
+      await encoder.close();
+    }
+  });
+});
+
 describe.skipIf(!process.env.DATABASE_URL)('a second instance sharing the database (PostgreSQL)', () => {
   it('reads the stored vectors and ranks exactly as the first', async () => {
     const second = await appWith({}, fused.schema);

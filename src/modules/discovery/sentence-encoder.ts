@@ -13,6 +13,8 @@ export interface SentenceEncoder {
    * catalogue work. Rejects on any failure; callers rank offline meanwhile.
    */
   encode(texts: string[], urgent: boolean): Promise<Float32Array[]>;
+  /** False while the shipped model loads (~1 s after a start): a query then waits for it in full. */
+  readonly loaded: boolean;
   close(): Promise<void>;
 }
 
@@ -31,8 +33,16 @@ interface Job {
 const URGENT_BATCH_TEXTS = 32;
 type WorkerAnswer = { id: number; dims: number; vectors: Float32Array } | { id: number; error: string };
 
-/** After the worker fails to start or dies, wait this long before starting another. */
+/** After the worker fails to start, dies or hangs, wait this long before starting another. */
 const RESTART_AFTER_MS = 30_000;
+/** A batch takes well under a second (16 catalogue texts ~0.5 s); a worker silent this long is stuck. */
+const BATCH_DEADLINE_MS = 30_000;
+
+export interface LocalEncoderOptions {
+  /** The worker's script; tests substitute one that never answers. */
+  workerUrl?: URL;
+  batchDeadlineMs?: number;
+}
 
 /**
  * The shipped encoder, in a worker thread so that encoding (~5–15 ms of CPU a text) never blocks the
@@ -46,9 +56,18 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   private failedAt = Number.NEGATIVE_INFINITY;
   private readonly urgent: Job[] = [];
   private readonly background: Job[] = [];
-  private running: { id: number; jobs: Job[] } | undefined;
+  private running: { id: number; jobs: Job[]; deadline: NodeJS.Timeout } | undefined;
   private nextId = 1;
   private closed = false;
+  private readonly workerUrl: URL;
+  /** The current worker has answered once (its model is loaded). */
+  loaded = false;
+  private readonly batchDeadlineMs: number;
+
+  constructor(options: LocalEncoderOptions = {}) {
+    this.workerUrl = options.workerUrl ?? new URL('./encoder-worker.mjs', import.meta.url);
+    this.batchDeadlineMs = options.batchDeadlineMs ?? BATCH_DEADLINE_MS;
+  }
 
   encode(texts: string[], urgent: boolean): Promise<Float32Array[]> {
     if (texts.length === 0) return Promise.resolve([]);
@@ -67,7 +86,16 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     if (jobs.length === 0) return;
     const worker = this.ensureWorker();
     const id = this.nextId++;
-    this.running = { id, jobs };
+    const deadline = setTimeout(
+      () =>
+        this.failWorker(
+          worker,
+          new Error(`sentence encoder did not answer within ${this.batchDeadlineMs} ms`),
+        ),
+      this.batchDeadlineMs,
+    );
+    deadline.unref();
+    this.running = { id, jobs, deadline };
     worker.postMessage({ id, texts: jobs.flatMap((j) => j.texts) });
   }
 
@@ -85,12 +113,14 @@ export class LocalSentenceEncoder implements SentenceEncoder {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./encoder-worker.mjs', import.meta.url));
+    const worker = new Worker(this.workerUrl);
     worker.unref();
     worker.on('message', (answer: WorkerAnswer) => {
       const running = this.running;
       if (!running || running.id !== answer.id) return;
+      clearTimeout(running.deadline);
       this.running = undefined;
+      if (!('error' in answer)) this.loaded = true;
       try {
         if ('error' in answer) throw new Error(`sentence encoder: ${answer.error}`);
         const total = running.jobs.reduce((n, j) => n + j.texts.length, 0);
@@ -105,31 +135,38 @@ export class LocalSentenceEncoder implements SentenceEncoder {
       }
       this.pump();
     });
-    const fail = (err: Error) => {
-      if (this.worker !== worker) return;
-      this.worker = undefined;
-      this.failedAt = Date.now();
-      const jobs = [...(this.running?.jobs ?? []), ...this.urgent, ...this.background];
-      this.running = undefined;
-      this.urgent.length = 0;
-      this.background.length = 0;
-      for (const job of jobs) job.reject(err);
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`sentence encoder worker exited (${code})`)));
+    worker.on('error', (err) => this.failWorker(worker, err));
+    worker.on('exit', (code) =>
+      this.failWorker(worker, new Error(`sentence encoder worker exited (${code})`)),
+    );
     this.worker = worker;
     return worker;
+  }
+
+  /** The worker died or hangs: every job waiting fails now, and no new worker starts for a while. */
+  private failWorker(worker: Worker, err: Error) {
+    if (this.worker !== worker) return;
+    this.worker = undefined;
+    this.loaded = false;
+    this.failedAt = Date.now();
+    for (const job of this.takeAllJobs()) job.reject(err);
+    void worker.terminate();
+  }
+
+  private takeAllJobs(): Job[] {
+    if (this.running) clearTimeout(this.running.deadline);
+    const jobs = [...(this.running?.jobs ?? []), ...this.urgent, ...this.background];
+    this.running = undefined;
+    this.urgent.length = 0;
+    this.background.length = 0;
+    return jobs;
   }
 
   async close() {
     this.closed = true;
     const worker = this.worker;
     this.worker = undefined;
-    const jobs = [...(this.running?.jobs ?? []), ...this.urgent, ...this.background];
-    this.running = undefined;
-    this.urgent.length = 0;
-    this.background.length = 0;
-    for (const job of jobs) job.reject(new Error('sentence encoder closed'));
+    for (const job of this.takeAllJobs()) job.reject(new Error('sentence encoder closed'));
     if (worker) await worker.terminate();
   }
 }
@@ -149,6 +186,7 @@ interface EmbeddingsResponse {
 /** An OpenAI-compatible embeddings API (POST {url}/embeddings). */
 export class ApiSentenceEncoder implements SentenceEncoder {
   readonly id: string;
+  readonly loaded = true;
   constructor(private readonly cfg: Extract<DiscoveryEmbeddingsConfig, { source: 'api' }>) {
     const { host, pathname } = new URL(cfg.url);
     this.id = `api/${host}${pathname}/${cfg.model}`;

@@ -44,6 +44,10 @@ const INCREMENTAL_MAX_SHARE = 0.05;
  *  keep the IDF of their time). */
 const DRIFT_REBUILD_SHARE = 0.25;
 const CACHE_MAX_ENTRIES = 2_000;
+/** A query waits at most this long for its sentence vector (encoder busy or stuck, API slow); then it
+ *  is ranked by its words alone, and that answer is not cached. While the shipped model loads after a
+ *  start (~1 s) a query waits for it (the encoder's own deadline bounds that). */
+export const QUERY_VECTOR_WAIT_MS = 1_500;
 /** At most this many cached hits in all (~8 MB). */
 const MATCH_CACHE_MAX_HITS = 1_000_000;
 
@@ -160,7 +164,7 @@ export class DiscoveryService {
    */
   async warm() {
     await this.currentIndex();
-    if (this.encoder) await this.embedQuery('warm up');
+    await this.encoder?.encode(['warm up'], false);
   }
 
   /** Catalogue texts still waiting for their sentence vector (0 when embeddings are off). */
@@ -303,17 +307,34 @@ export class DiscoveryService {
     return this.snapshot as Snapshot;
   }
 
+  /** The query's sentence vector, or undefined when the encoder failed or did not answer in time. */
   private async embedQuery(query: string): Promise<Float32Array | undefined> {
     if (!this.encoder) return undefined;
     const cached = this.queryEmbeddings.get(query);
     if (cached) return cached;
-    try {
-      const [vector] = await this.encoder.encode([query], true);
+    const encoding = this.encoder.encode([query], true).then(([vector]) => {
+      // Kept even when it comes too late for this request: the next one asking the same finds it.
       if (vector) remember(this.queryEmbeddings, query, vector);
       return vector;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      if (!this.encoder.loaded) return await encoding;
+      return await Promise.race([
+        encoding,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no sentence vector within ${QUERY_VECTOR_WAIT_MS} ms`)),
+            QUERY_VECTOR_WAIT_MS,
+          );
+        }),
+      ]);
     } catch (err) {
-      this.log?.warn({ err }, 'embeddings API failed for a query; ranked offline only');
+      encoding.catch(() => {});
+      this.log?.warn({ err }, 'sentence encoder failed for a query; ranked by its words alone');
       return undefined;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -375,6 +396,7 @@ export class DiscoveryService {
     fresh: boolean,
     queryEmbedding: Float32Array | undefined,
     offline: { generation: number; hits: RelevanceHit[] } | undefined,
+    keep: boolean,
   ): CachedMatches {
     const cached = this.cachedMatches(key, fresh);
     if (cached) return cached;
@@ -394,6 +416,7 @@ export class DiscoveryService {
       generation: this.generation,
       at: this.now(),
     };
+    if (!keep) return hits;
     const previous = this.matches.get(key);
     if (previous) {
       this.matches.delete(key);
@@ -426,6 +449,8 @@ export class DiscoveryService {
           }
         : undefined;
     const queryEmbedding = await encoding;
+    // Ranked without the sentence vector it should have had: answered, but not cached.
+    const degraded = key !== undefined && this.encoder !== undefined && queryEmbedding === undefined;
     // No await below: the index may change between requests (incremental updates, a swap), never during
     // the ranking of one.
     const snapshot = this.snapshot ?? firstSeen;
@@ -443,7 +468,9 @@ export class DiscoveryService {
 
     const { endpoints, alive } = index;
     const hits =
-      key === undefined ? undefined : this.matchesFor(snapshot, key, req.fresh, queryEmbedding, offline);
+      key === undefined
+        ? undefined
+        : this.matchesFor(snapshot, key, req.fresh, queryEmbedding, offline, !degraded);
     const count = hits ? hits.indices.length : endpoints.length;
     const filtered = hasFilters(req.filters);
     const passing: Ranked[] = [];
@@ -469,7 +496,7 @@ export class DiscoveryService {
           ? matchStrength(best.relevance, matchEvidence(index, req.query, best.at))
           : 0;
     const found: Discovered = { results: top, total: passing.length, strength };
-    remember(this.ranked, rankedKey, found);
+    if (!degraded) remember(this.ranked, rankedKey, found);
     return { ...found, results: top.slice(0, req.limit) };
   }
 }
