@@ -47,8 +47,9 @@ export interface LocalEncoderOptions {
 /**
  * The shipped encoder, in a worker thread so that encoding (~5–15 ms of CPU a text) never blocks the
  * event loop. One batch at a time goes to the worker: the queries waiting (all of them together, up to
- * URGENT_BATCH_TEXTS) before catalogue work, so a query waits for at most one catalogue batch. The worker (and its ~30 MB model) starts with the first job and stops with
- * `close()`; it does not keep the process alive.
+ * URGENT_BATCH_TEXTS) before catalogue work, so a query waits for at most one catalogue batch. The
+ * worker (and its ~30 MB model) starts with the first job and stops with `close()`; it does not keep the
+ * process alive. A batch unanswered for BATCH_DEADLINE_MS ends the worker as failed.
  */
 export class LocalSentenceEncoder implements SentenceEncoder {
   readonly id = 'use-lite-512/energetic-ai-0.2.0';
