@@ -1,6 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WEAK_MATCH_BELOW } from '../../src/modules/discovery/ranking/match-quality.js';
+import {
+  LEAD_FLOOR,
+  matchEvidence,
+  matchStrength,
+  WEAK_MATCH_BELOW,
+} from '../../src/modules/discovery/ranking/match-quality.js';
+import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
 import { valueWords } from '../../src/modules/discovery/ranking/text.js';
+import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
+import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { SMALL_CATALOGUE } from './catalogue.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf } from './helpers.js';
@@ -60,6 +68,40 @@ describe('meta.match_quality', () => {
     const again = (await discoverOk(t, { query: 'start my robot vacuum' })).meta as Meta;
     expect(again.match_quality).toBe(first.match_quality);
     expect(again.match_strength).toBe(first.match_strength);
+  });
+});
+
+describe('the ask a query starts with', () => {
+  const endpoint: IndexedEndpoint = {
+    providerId: 'aero',
+    providerName: 'Aero',
+    providerDescription: 'Aviation weather.',
+    category: 'data_intelligence',
+    providerTags: [],
+    slug: 'flight-conditions',
+    method: 'GET',
+    description: 'Flight conditions at an airport: visibility, ceiling and wind for pilots.',
+    tags: ['aviation', 'airport'],
+    parameters: {},
+    responseSchema: null,
+    priceCredits: 1000n,
+  };
+  const index = buildSearchIndex([endpoint], loadWordVectors());
+
+  it('counts against the match when the endpoint lacks it: "book a flight" is not what a weather report does', () => {
+    const booked = matchEvidence(index, 'book a flight from Madrid', 0);
+    // At most a trace of credit from a word of similar meaning.
+    expect(booked.lead).toBeLessThan(0.05);
+    const plain = matchStrength(0.5, { ...booked, lead: 1 });
+    expect(matchStrength(0.5, booked)).toBeCloseTo(plain * (LEAD_FLOOR + (1 - LEAD_FLOOR) * booked.lead), 10);
+    expect(matchStrength(0.5, booked)).toBeLessThan(plain / 2);
+  });
+
+  it('is not judged when the query starts with a question word, and counts fully when covered', () => {
+    expect(matchEvidence(index, 'how windy is it at the airport', 0).lead).toBe(1);
+    expect(matchEvidence(index, 'flight conditions at Madrid airport', 0).lead).toBe(1);
+    // A value first (a ticker, a name) is not an ask.
+    expect(matchEvidence(index, 'LEMD flight conditions', 0).lead).toBe(1);
   });
 });
 

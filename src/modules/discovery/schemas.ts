@@ -84,7 +84,8 @@ export const DiscoverResponseSchema = Type.Object({
         maximum: 1,
         description:
           "Only with a query. Geometric mean of the first result's relevance and the weighted share of the " +
-          "query's words (names, numbers and domains left out) that it contains or has a close synonym of.",
+          "query's words (names, numbers and domains left out) that it contains or has a close synonym of; " +
+          'scaled by 0.4 when the word the query starts with is an ask it does not cover ("book a flight").',
       }),
     ),
   }),
