@@ -62,12 +62,16 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   private closed = false;
   private readonly workerUrl: URL;
   /** The current worker has answered once (its model is loaded). */
-  loaded = false;
+  private answered = false;
   private readonly batchDeadlineMs: number;
 
   constructor(options: LocalEncoderOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./encoder-worker.mjs', import.meta.url);
     this.batchDeadlineMs = options.batchDeadlineMs ?? BATCH_DEADLINE_MS;
+  }
+
+  get loaded(): boolean {
+    return this.answered;
   }
 
   encode(texts: string[], urgent: boolean): Promise<Float32Array[]> {
@@ -121,7 +125,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
       if (!running || running.id !== answer.id) return;
       clearTimeout(running.deadline);
       this.running = undefined;
-      if (!('error' in answer)) this.loaded = true;
+      if (!('error' in answer)) this.answered = true;
       try {
         if ('error' in answer) throw new Error(`sentence encoder: ${answer.error}`);
         const total = running.jobs.reduce((n, j) => n + j.texts.length, 0);
@@ -148,7 +152,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   private failWorker(worker: Worker, err: Error) {
     if (this.worker !== worker) return;
     this.worker = undefined;
-    this.loaded = false;
+    this.answered = false;
     this.failedAt = Date.now();
     for (const job of this.takeAllJobs()) job.reject(err);
     void worker.terminate();
