@@ -97,11 +97,13 @@ describe('the ask a query starts with', () => {
     expect(matchStrength(0.5, booked)).toBeLessThan(plain / 2);
   });
 
-  it('is not judged when the query starts with a question word, and counts fully when covered', () => {
+  it('is not judged after a question word, a value or a request word, and counts fully when covered', () => {
     expect(matchEvidence(index, 'how windy is it at the airport', 0).lead).toBe(1);
     expect(matchEvidence(index, 'flight conditions at Madrid airport', 0).lead).toBe(1);
     // A value first (a ticker, a name) is not an ask.
     expect(matchEvidence(index, 'LEMD flight conditions', 0).lead).toBe(1);
+    // Nor is a request for information that any endpoint answers, though this one never says "find".
+    expect(matchEvidence(index, 'find the visibility at Madrid airport', 0).lead).toBe(1);
   });
 });
 

@@ -39,14 +39,37 @@ function contains(entry: VocabEntry, doc: number): boolean {
   return false;
 }
 
+/** Words that open a request for information rather than name an action; general English, not tuned. */
+const REQUEST_WORDS = new Set([
+  'find',
+  'show',
+  'list',
+  'fetch',
+  'look',
+  'lookup',
+  'search',
+  'retrieve',
+  'obtain',
+  'return',
+  'provide',
+  'display',
+  'query',
+  'check',
+  'help',
+  'kindly',
+  'hey',
+]);
+
 /** Evidence that endpoint `doc` answers `query`: per query word, the best credit the endpoint gives it. */
 export function matchEvidence(index: SearchIndex, query: string, doc: number): MatchEvidence {
   const t = QUERY_TUNING;
   const asked = analyse(index, query);
   const values = valueWords(query);
   const credits: Array<{ weight: number; credit: number; loose: number; known: boolean }> = [];
-  // The query's first token is an ask when it is a content word (not "how", "is", "the").
-  const leading = contentWords(query.trim().split(/\s+/, 1)[0] ?? '')[0];
+  // The query's first token is an ask when it is a content word (not "how", "is", "the") that names an
+  // action, not a request for information any endpoint answers ("find", "show", "fetch").
+  const first = contentWords(query.trim().split(/\s+/, 1)[0] ?? '')[0];
+  const leading = first !== undefined && !REQUEST_WORDS.has(first) ? first : undefined;
   let lead = 1;
   const dims = index.vectors.dims;
   const qv = new Float32Array(dims);
