@@ -1,0 +1,92 @@
+// The slots' vector matrix kept current in place (slotVectors with the previous generation's): after
+// endpoints are replaced, added and removed, every slot scores what its endpoint's vector says.
+import { describe, expect, it } from 'vitest';
+import { quantise, type StoredVector, slotVectors } from '../../src/modules/discovery/endpoint-vectors.js';
+import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
+
+function endpoint(slug: string): IndexedEndpoint {
+  return {
+    providerId: 'p',
+    providerName: 'P',
+    providerDescription: '',
+    category: 'utility',
+    providerTags: [],
+    slug,
+    method: 'GET',
+    description: slug,
+    tags: [],
+    parameters: {},
+    responseSchema: null,
+    priceCredits: 1n,
+  };
+}
+
+let seed = 7;
+function randomVector(): StoredVector {
+  return quantise(
+    Float32Array.from({ length: 32 }, () => {
+      seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0;
+      return seed / 2 ** 32 - 0.5;
+    }),
+  );
+}
+
+function scores(slots: ReturnType<typeof slotVectors>, n: number, query: Float32Array) {
+  const { dots, unit } = slots.rows.dotAll(query);
+  return Array.from({ length: n }, (_, i) =>
+    slots.has[i] === 1 ? (dots[i] as number) * unit * (slots.scales[i] as number) : null,
+  );
+}
+
+/** What each slot should score, straight from the vectors (null: no vector). */
+function expected(
+  slots: Array<IndexedEndpoint | undefined>,
+  vectorOf: (e: IndexedEndpoint) => StoredVector | undefined,
+  query: Float32Array,
+) {
+  return slots.map((e) => {
+    const v = e ? vectorOf(e) : undefined;
+    return v ? v.q.reduce((sum, x, d) => sum + x * (query[d] as number), 0) * v.scale : null;
+  });
+}
+
+function expectScores(actual: Array<number | null>, wanted: Array<number | null>) {
+  expect(actual.map((x) => x === null)).toEqual(wanted.map((x) => x === null));
+  actual.forEach((x, i) => {
+    if (x !== null) expect(Math.abs(x - (wanted[i] as number))).toBeLessThan(1e-3);
+  });
+}
+
+describe('slotVectors', () => {
+  it('updated in place, scores every slot by its current vector after replacements, additions and removals', () => {
+    const vectors = new Map<IndexedEndpoint, StoredVector>();
+    const slots: Array<IndexedEndpoint | undefined> = Array.from({ length: 40 }, (_, i) => endpoint(`e${i}`));
+    for (const e of slots) if (e) vectors.set(e, randomVector());
+    const vectorOf = (e: IndexedEndpoint) => vectors.get(e);
+    const query = Float32Array.from(randomVector().q, (x) => x / 127);
+
+    let kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 1);
+    const matrix = kept.rows.matrix;
+    // Generation 2: one endpoint gets a new text (a new vector), one loses its vector, one is removed.
+    vectors.set(slots[3] as IndexedEndpoint, randomVector());
+    vectors.delete(slots[5] as IndexedEndpoint);
+    slots[9] = undefined;
+    kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 2, kept);
+    expect(kept.rows.matrix).toBe(matrix); // same memory: rewritten in place
+    expectScores(scores(kept, 40, query), expected(slots, vectorOf, query));
+    // Generation 3: more endpoints than the matrix holds; it grows once, with room to spare.
+    for (let i = 40; i < 60; i++) {
+      const e = endpoint(`e${i}`);
+      slots.push(e);
+      vectors.set(e, randomVector());
+    }
+    kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 3, kept);
+    expect(kept.rows.rows).toBeGreaterThan(60);
+    expectScores(scores(kept, 60, query), expected(slots, vectorOf, query));
+    // Generation 4: the catalogue shrinks; rows past its end hold nothing.
+    slots.length = 30;
+    kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 4, kept);
+    expect([...kept.has.subarray(30)].every((h) => h === 0)).toBe(true);
+    expectScores(scores(kept, 30, query), expected(slots, vectorOf, query));
+  });
+});
