@@ -11,13 +11,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
-import {
-  endpointText,
-  fuseRelevance,
-  quantise,
-  type SlotVectors,
-  slotVectors,
-} from '../src/modules/discovery/endpoint-vectors.js';
+import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
 import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/match-quality.js';
 import { matchQuery, QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
@@ -30,6 +24,12 @@ import {
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
 import { LocalSentenceEncoder } from '../src/modules/discovery/sentence-encoder.js';
+import {
+  fuseRelevance,
+  quantise,
+  type SlotVectors,
+  slotVectors,
+} from '../src/modules/discovery/slot-vectors.js';
 import { devFilters, loadDevSet, toIndexedEndpoints } from './discovery-devset.js';
 import { type DevQuery, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
 import {

@@ -7,7 +7,7 @@
 // the live one, in chunks that let requests run, and swap it in. Caches (docs/discovery.md): matching results 5
 // minutes, quality metrics 1 minute, ranked pages until either changes.
 import type { AppDeps } from '../../deps.js';
-import { EndpointVectors, fuseRelevance } from './endpoint-vectors.js';
+import { EndpointVectors } from './endpoint-vectors.js';
 import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
 import { matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
@@ -30,6 +30,7 @@ import {
   saveTextVectors,
 } from './repo.js';
 import { createSentenceEncoder, type SentenceEncoder } from './sentence-encoder.js';
+import { fuseRelevance } from './slot-vectors.js';
 
 export const MATCH_CACHE_TTL_MS = 5 * 60_000;
 export const QUALITY_CACHE_TTL_MS = 60_000;
