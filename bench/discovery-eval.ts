@@ -26,9 +26,11 @@ import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
 import { LocalSentenceEncoder } from '../src/modules/discovery/sentence-encoder.js';
 import {
   fuseRelevance,
+  MEANING_BELOW_STRENGTH,
   quantise,
   type SlotVectors,
   slotVectors,
+  wordsStrength,
 } from '../src/modules/discovery/slot-vectors.js';
 import { devFilters, loadDevSet, toIndexedEndpoints } from './discovery-devset.js';
 import { type DevQuery, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
@@ -380,6 +382,19 @@ const fusedOn =
     return { ranked: hits.map((h) => keyOf(h.index)), strength };
   };
 const fused = fusedOn(index, devSlots);
+/** How many rankings of a gated system skipped the encoder (printed per system). */
+const gateUse = { skipped: 0, total: 0 };
+/** As the service ranks: by words alone when their best match is at least `gate` strong, else fused. */
+const gated =
+  (gate: number, ix = index, words = ours, meaning = withWeight(0.4)): Ranker =>
+  (q) => {
+    gateUse.total++;
+    if (wordsStrength(ix, q.query, matchQuery(ix, q.query, undefined, 0)) >= gate) {
+      gateUse.skipped++;
+      return words(q);
+    }
+    return meaning(q);
+  };
 const FUSION_GRID = [0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6];
 const fittedWeights: number[] = [];
 /** Fits the fusion weight alone on the training folds (and leaves it set for the held-out fold). */
@@ -429,9 +444,17 @@ const systems: Array<{
     tune: () => ({ lexicalWeight: 0.5, softWeight: 0.5, meaningWeight: 0.3, focusWeight: 0 }),
     fixed: true,
   },
-  { name: 'fused with the shipped sentence encoder, w 0.4 (the default)', ranker: withWeight(0.4) },
+  {
+    name: `shipped: fused (w 0.4) when the words answer weakly (strength < ${MEANING_BELOW_STRENGTH})`,
+    ranker: gated(MEANING_BELOW_STRENGTH),
+  },
+  { name: 'fused with the sentence encoder for every query, w 0.4', ranker: withWeight(0.4) },
   { name: 'fused with the sentence encoder, w fitted on folds', ranker: fused, tune: fitFusionWeight },
   { name: 'the sentence encoder alone (w 1)', ranker: withWeight(1) },
+  ...[0.3, 0.4, 0.6, 0.7].map((gate) => ({
+    name: `fused (w 0.4) when the words answer weakly (strength < ${gate})`,
+    ranker: gated(gate),
+  })),
 ];
 
 const extraAnswerable = extraQueries.filter(answerable).length;
@@ -464,6 +487,13 @@ for (const s of systems) {
   console.log(
     `  extra queries  nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
   );
+  if (gateUse.total > 0) {
+    console.log(
+      `  encoder skipped for ${((100 * gateUse.skipped) / gateUse.total).toFixed(0)} % of rankings`,
+    );
+    gateUse.skipped = 0;
+    gateUse.total = 0;
+  }
   if (s.tune === fitFusionWeight) {
     console.log(`  w chosen per fold (by id, by category; last: all dev): ${fittedWeights.join(' ')}`);
     fittedWeights.length = 0;
@@ -640,20 +670,30 @@ const stress = !process.argv.includes('--no-stress');
 const stressVectors = new Map<IndexedEndpoint[], Map<IndexedEndpoint, ReturnType<typeof quantise>>>();
 if (stress) for (const p of perturbations) stressVectors.set(p.catalogue, await encodeCatalogue(p.catalogue));
 await encoder.close();
-stressConfigs.push({
-  name: 'fused, w 0.4',
-  ranker: (c) => {
-    const ix = buildSearchIndex(c, vectors);
-    const byEndpoint = stressVectors.get(c);
-    return withWeight(
+const fusedOnStressed = (c: IndexedEndpoint[]) => {
+  const ix = buildSearchIndex(c, vectors);
+  const byEndpoint = stressVectors.get(c);
+  return {
+    ix,
+    fusedRanker: withWeight(
       0.4,
       fusedOn(
         ix,
         slotVectors(ix.endpoints, (e) => byEndpoint?.get(e), 0),
       ),
-    );
+    ),
+  };
+};
+stressConfigs.push(
+  { name: 'fused, w 0.4', ranker: (c) => fusedOnStressed(c).fusedRanker },
+  {
+    name: `shipped (gate ${MEANING_BELOW_STRENGTH})`,
+    ranker: (c) => {
+      const { ix, fusedRanker } = fusedOnStressed(c);
+      return gated(MEANING_BELOW_STRENGTH, ix, rankerOn(ix), fusedRanker);
+    },
   },
-});
+);
 if (stress) {
   console.log('\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | extra queries');
   console.log(`  ${'configuration'.padEnd(20)} ${perturbations.map((p) => p.name).join(' | ')}`);

@@ -109,6 +109,23 @@ describe('optional embeddings API (SVC_EMBEDDINGS_URL)', () => {
     }
   });
 
+  it('is asked for a query only when its words answer it weakly', async () => {
+    const t = await appWithCatalogue({ SVC_EMBEDDINGS_URL: baseUrl });
+    try {
+      expect(keysOf(await discoverOk(t, { query: 'zorblax' }))[0]).toBe('billing/create');
+      const before = seen.length;
+      // Every word found in one endpoint: ranked by the words, no request to the API.
+      const strong = await discoverOk(t, { query: 'current temperature and wind for a city' });
+      expect(keysOf(strong)[0]).toBe('weather/now');
+      expect(seen.length).toBe(before);
+      // A word the catalogue lacks: the query's vector is asked for.
+      expect(keysOf(await discoverOk(t, { query: 'zorblax for a customer' }))[0]).toBe('billing/create');
+      expect(seen.length).toBe(before + 1);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('ranks a query by its words when its vector is late, and does not keep that answer', async () => {
     const t = await appWithCatalogue({ SVC_EMBEDDINGS_URL: baseUrl });
     try {

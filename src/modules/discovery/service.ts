@@ -30,7 +30,7 @@ import {
   saveTextVectors,
 } from './repo.js';
 import { createSentenceEncoder, type SentenceEncoder } from './sentence-encoder.js';
-import { fuseRelevance } from './slot-vectors.js';
+import { fuseRelevance, MEANING_BELOW_STRENGTH, wordsStrength } from './slot-vectors.js';
 
 export const MATCH_CACHE_TTL_MS = 5 * 60_000;
 export const QUALITY_CACHE_TTL_MS = 60_000;
@@ -439,9 +439,6 @@ export class DiscoveryService {
     const firstSeen = await this.currentIndex(req.fresh);
     const quality = await this.refreshQuality(req.fresh);
     const key = req.query === undefined ? undefined : normaliseQuery(req.query);
-    // The query is encoded in the encoder's thread while this one finds the offline candidates.
-    const encoding = key !== undefined ? this.embedQuery(key) : undefined;
-    if (key !== undefined) await this.endpointVectors?.settled();
     const offline =
       key !== undefined && this.endpointVectors && !this.cachedMatches(key, req.fresh)
         ? {
@@ -449,9 +446,15 @@ export class DiscoveryService {
             hits: matchQuery((this.snapshot ?? firstSeen).index, key, undefined, 0),
           }
         : undefined;
-    const queryEmbedding = await encoding;
+    // The query is encoded only when its words alone answer weakly (slot-vectors.ts).
+    const wantsMeaning =
+      offline !== undefined &&
+      req.query !== undefined &&
+      wordsStrength((this.snapshot ?? firstSeen).index, req.query, offline.hits) < MEANING_BELOW_STRENGTH;
+    if (wantsMeaning) await this.endpointVectors?.settled();
+    const queryEmbedding = wantsMeaning && key !== undefined ? await this.embedQuery(key) : undefined;
     // Ranked without the sentence vector it should have had: answered, but not cached.
-    const degraded = key !== undefined && this.encoder !== undefined && queryEmbedding === undefined;
+    const degraded = wantsMeaning && queryEmbedding === undefined;
     // No await below: the index may change between requests (incremental updates, a swap), never during
     // the ranking of one.
     const snapshot = this.snapshot ?? firstSeen;
