@@ -93,9 +93,10 @@ async function serve({ config, deps, stopChain, fail }: Prepared) {
     await closeDeps(deps).catch(() => {});
     await fail(err);
   });
-  app.discovery.warm().catch((err: unknown) => app.log.warn({ err }, 'discovery warm-up failed'));
   // In a cluster only the worker the primary chose runs jobs and side services (SVC_RUN_JOBS).
   const side = config.runJobs ? await startSideServices(deps, app) : undefined;
+  // After the side services: in devnet they list the sample providers, whose vectors the warm-up encodes.
+  app.discovery.warm().catch((err: unknown) => app.log.warn({ err }, 'discovery warm-up failed'));
   const jobs = config.runJobs ? startJobs(deps, backgroundJobs, app.log) : undefined;
 
   let stopping = false;
