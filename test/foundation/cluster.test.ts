@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/index.js';
 import { randomHex } from '../../src/lib/secrets.js';
@@ -74,6 +74,14 @@ let output = '';
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 
 /** Worker pids that logged an access line for this account. */
+/**
+ * Waits until the access log shows both workers serving the account: each worker writes its lines
+ * through a buffer flushed every 200 ms (http/logging.ts), so they can arrive after the responses.
+ */
+async function expectBothWorkersServed(accountId: string) {
+  await vi.waitFor(() => expect(pidsServing(accountId).size).toBe(2), { timeout: 5_000, interval: 100 });
+}
+
 function pidsServing(accountId: string): Set<number> {
   const pids = new Set<number>();
   for (const line of output.split('\n')) {
@@ -212,7 +220,7 @@ describe.skipIf(!enabled)('cluster mode (SVC_WORKERS=2)', () => {
     expect(statuses.filter((s) => s === 402)).toHaveLength(10);
     const balance = await request(port, 'GET', '/v1/wallet/balance', { 'x-svc-api-key': acc.apiKey });
     expect(JSON.parse(balance.body).data.balance_usdc).toMatch(/^0(\.0+)?$/);
-    expect(pidsServing(acc.accountId).size).toBe(2);
+    await expectBothWorkersServed(acc.accountId);
 
     const db = await openDatabase({ url: dbUrl, poolSize: 1 });
     try {
@@ -230,7 +238,7 @@ describe.skipIf(!enabled)('cluster mode (SVC_WORKERS=2)', () => {
       answers.push(await request(port, 'GET', '/v1/wallet/balance', { 'x-svc-api-key': acc.apiKey }));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(RATE_LIMIT);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(10);
-    expect(pidsServing(acc.accountId).size).toBe(2);
+    await expectBothWorkersServed(acc.accountId);
   }, 60_000);
 
   it('stops every worker on SIGTERM, cleanly', async () => {
