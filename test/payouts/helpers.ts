@@ -98,8 +98,14 @@ export async function transfersTo(chain: TestChain, to: string) {
   return logs.map((l) => ({ value: l.args.value, hash: l.transactionHash }));
 }
 
-export function runNow(t: TestApp, until = new Date()) {
-  return t.admin('POST', '/v1/admin/settlements/run', { until: until.toISOString() });
+/**
+ * Runs the settlement for everything earned before `until` (default: now). A run settles the calls that
+ * finished strictly before `until`; a call the test has just made may have finished within the same
+ * millisecond as `new Date()`, so the default waits for the clock to move on first.
+ */
+export async function runNow(t: TestApp, until?: Date) {
+  if (!until) await new Promise((resolve) => setTimeout(resolve, 2));
+  return t.admin('POST', '/v1/admin/settlements/run', { until: (until ?? new Date()).toISOString() });
 }
 
 export const asAccount = (apiKey: string) => ({ 'x-svc-api-key': apiKey });
