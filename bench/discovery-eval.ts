@@ -389,7 +389,8 @@ const gated =
   (gate: number, ix = index, words = ours, meaning = withWeight(0.4)): Ranker =>
   (q) => {
     gateUse.total++;
-    if (wordsStrength(ix, q.query, matchQuery(ix, q.query, undefined, 0)) >= gate) {
+    const hits = matchQuery(ix, q.query, undefined, 0);
+    if (wordsStrength(hits, (slot) => matchEvidence(ix, q.query, slot)) >= gate) {
       gateUse.skipped++;
       return words(q);
     }

@@ -9,7 +9,7 @@
 import type { AppDeps } from '../../deps.js';
 import { EndpointVectors } from './endpoint-vectors.js';
 import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
-import { matchEvidence, matchStrength } from './ranking/match-quality.js';
+import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
 import { matchQuery, QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
 import {
@@ -446,11 +446,12 @@ export class DiscoveryService {
             hits: matchQuery((this.snapshot ?? firstSeen).index, key, undefined, 0),
           }
         : undefined;
+    const evidenceOf = evidenceMemo(req.query);
     // The query is encoded only when its words alone answer weakly (slot-vectors.ts).
+    const gateIndex = (this.snapshot ?? firstSeen).index;
     const wantsMeaning =
       offline !== undefined &&
-      req.query !== undefined &&
-      wordsStrength((this.snapshot ?? firstSeen).index, req.query, offline.hits) < MEANING_BELOW_STRENGTH;
+      wordsStrength(offline.hits, (slot) => evidenceOf(gateIndex, slot)) < MEANING_BELOW_STRENGTH;
     if (wantsMeaning) await this.endpointVectors?.settled();
     const queryEmbedding = wantsMeaning && key !== undefined ? await this.embedQuery(key) : undefined;
     // Ranked without the sentence vector it should have had: answered, but not cached.
@@ -497,12 +498,25 @@ export class DiscoveryService {
       req.query === undefined
         ? undefined
         : best
-          ? matchStrength(best.relevance, matchEvidence(index, req.query, best.at))
+          ? matchStrength(best.relevance, evidenceOf(index, best.at))
           : 0;
     const found: Discovered = { results: top, total: passing.length, strength };
     if (!degraded) remember(this.ranked, rankedKey, found);
     return { ...found, results: top.slice(0, req.limit) };
   }
+}
+
+/**
+ * The query's match evidence for a slot of an index, kept for the request: the gate's best words match is
+ * usually the first result as well, so its evidence is computed once.
+ */
+function evidenceMemo(query: string | undefined) {
+  let last: { index: SearchIndex; slot: number; evidence: MatchEvidence } | undefined;
+  return (index: SearchIndex, slot: number): MatchEvidence => {
+    if (last?.index !== index || last.slot !== slot)
+      last = { index, slot, evidence: matchEvidence(index, query ?? '', slot) };
+    return last.evidence;
+  };
 }
 
 function normaliseQuery(query: string): string {

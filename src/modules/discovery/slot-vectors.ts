@@ -3,7 +3,7 @@
 // WebAssembly (int8-rows.ts), and the fused relevance (`fuseRelevance`). Pure functions and data; the
 // vectors themselves are kept current by endpoint-vectors.ts.
 import { Int8Rows } from './int8-rows.js';
-import { matchEvidence, matchStrength } from './ranking/match-quality.js';
+import { type MatchEvidence, matchStrength } from './ranking/match-quality.js';
 import { QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
 import type { IndexedEndpoint } from './ranking/types.js';
@@ -22,13 +22,16 @@ export const EMBEDDING_CEIL = 0.6;
  */
 export const MEANING_BELOW_STRENGTH = 0.5;
 
-/** `match_strength` of the best of `hits` (every candidate's words-only relevance); 0 without hits. */
-export function wordsStrength(index: SearchIndex, query: string, hits: RelevanceHit[]): number {
+/**
+ * `match_strength` of the best of `hits` (every candidate's words-only relevance); 0 without hits.
+ * `evidenceOf(slot)`: the query's match evidence for a slot (the service memoises it for the request).
+ */
+export function wordsStrength(hits: RelevanceHit[], evidenceOf: (slot: number) => MatchEvidence): number {
   let top: RelevanceHit | undefined;
   for (const h of hits)
     if (!top || h.relevance > top.relevance || (h.relevance === top.relevance && h.index < top.index))
       top = h;
-  return top ? matchStrength(top.relevance, matchEvidence(index, query, top.index)) : 0;
+  return top ? matchStrength(top.relevance, evidenceOf(top.index)) : 0;
 }
 
 /** A unit vector stored as int8 (512 bytes for 512 dimensions): cosine survives per-vector scaling. */
