@@ -50,8 +50,14 @@ export class Int8Rows {
    * The returned array is reused by the next call.
    */
   dotAll(query: Float32Array): { dots: Int32Array; unit: number } {
+    return this.dotRange(query, 0, this.rows);
+  }
+
+  /** As `dotAll`, for rows [from, to) only: row i's product is `dots[i]` (the others are stale). */
+  dotRange(query: Float32Array, from: number, to: number): { dots: Int32Array; unit: number } {
     if (query.length !== this.dims)
       throw new Error(`query has ${query.length} dimensions, rows ${this.dims}`);
+    if (from < 0 || to > this.rows || from > to) throw new Error(`rows [${from}, ${to}) of ${this.rows}`);
     let max = 0;
     let sum = 0;
     for (const x of query) {
@@ -59,11 +65,17 @@ export class Int8Rows {
       if (a > max) max = a;
       sum += a;
     }
-    if (max === 0) return { dots: this.out.fill(0), unit: 0 };
+    if (max === 0) return { dots: this.out.fill(0, from, to), unit: 0 };
     const factor = Math.min(QUERY_UNIT / max, (2 ** 31 - 1) / (127 * sum));
     const q = this.query;
     for (let d = 0; d < this.dims; d++) q[d] = Math.round((query[d] as number) * factor);
-    this.kernel.dots(q.byteOffset, this.matrix.byteOffset, this.rows, this.stride, this.out.byteOffset);
+    this.kernel.dots(
+      q.byteOffset,
+      this.matrix.byteOffset + from * this.stride,
+      to - from,
+      this.stride,
+      this.out.byteOffset + from * 4,
+    );
     return { dots: this.out, unit: 1 / factor };
   }
 }

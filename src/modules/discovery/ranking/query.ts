@@ -8,8 +8,6 @@ import {
   LEXICAL_BOOSTS,
   type QueryScratch,
   type SearchIndex,
-  tailNorm,
-  tailSplits,
   type VocabEntry,
 } from './search-index.js';
 import { contentWords, stem } from './text.js';
@@ -149,10 +147,11 @@ class Best {
 }
 
 /**
- * Offers rows [from, to) with a cosine of at least `softMinSimilarity`. Most rows cannot make the list:
- * after half (and three quarters) of the dimensions, the rest of the dot product is at most the product
- * of the two vectors' remaining norms (Cauchy-Schwarz), so a row that cannot reach the bar is dropped
- * there. A row that goes on is summed in the same order as a plain dot product: the same cosine.
+ * Offers rows [from, to) with a cosine of at least `softMinSimilarity`. A first pass in int8 bounds every
+ * row's cosine from above (row-bounds.ts); the rows are then taken by that bound, best first, and their
+ * exact cosines computed until no row left can reach the list. The rows that can make it are offered in
+ * the order of a full scan's stable sort (cosine, then row), so the list is the one a plain float scan of
+ * every row gives, to the last bit of each similarity.
  */
 function scanRows(
   index: SearchIndex,
@@ -164,29 +163,32 @@ function scanRows(
 ) {
   const dims = index.vectors.dims;
   const vv = index.vocabVectors;
-  const tails = index.vocabTails;
   const q = w.vector as Float32Array;
   const min = QUERY_TUNING.softMinSimilarity;
-  const [half, quarter] = tailSplits(dims);
-  const qHalf = tailNorm(q, half);
-  const qQuarter = tailNorm(q, quarter);
-  // Rounding of the sums and norms is ~1e-15; the margin keeps a row at the bar from being dropped.
+  // The bound's own rounding is ~1e-15; the margin keeps a row at the bar from being dropped.
   const margin = 1e-9;
-  for (let r = from; r < to; r++) {
-    const bar = Math.max(min, best.bar);
-    let sim = 0;
-    const off = r * dims;
-    let d = 0;
-    for (; d < half; d++) sim += (q[d] as number) * (vv[off + d] as number);
-    if (sim + qHalf * (tails[r * 2] as number) + margin < bar) continue;
-    const entry = index.vectorVocab[r] as VocabEntry;
+  const bounds = index.vocabRows.upperBounds(q, from, to);
+  // Rows that may reach the list, taken by their bound, best first.
+  const rows: number[] = [];
+  const floor = Math.max(min, best.bar) - margin;
+  for (let r = from; r < to; r++) if ((bounds[r] as number) >= floor) rows.push(r);
+  rows.sort((a, b) => (bounds[b] as number) - (bounds[a] as number));
+  const found = new Best(QUERY_TUNING.softNeighbours);
+  const exact: Array<{ row: number; entry: VocabEntry; sim: number }> = [];
+  for (const row of rows) {
+    if ((bounds[row] as number) + margin < Math.max(min, best.bar, found.bar)) break;
+    const entry = index.vectorVocab[row] as VocabEntry;
     // A stem no live endpoint uses any more keeps its row until the next full build: not a neighbour.
     if (!usable(entry)) continue;
-    for (; d < quarter; d++) sim += (q[d] as number) * (vv[off + d] as number);
-    if (sim + qQuarter * (tails[r * 2 + 1] as number) + margin < bar) continue;
-    for (; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
-    if (sim >= min) best.offer(entry, sim);
+    let sim = 0;
+    const off = row * dims;
+    for (let d = 0; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    if (sim < min) continue;
+    found.offer(entry, sim);
+    exact.push({ row, entry, sim });
   }
+  exact.sort((a, b) => b.sim - a.sim || a.row - b.row);
+  for (const n of exact) best.offer(n.entry, n.sim);
 }
 
 function queryVector(index: SearchIndex, words: QueryWord[]): Float32Array | undefined {
@@ -343,11 +345,10 @@ export function matchQuery(
     const meaningMax = t.meaningWeight / blendTotal;
     const bound = Math.max(minRelevance, t.relativeFloor * bestPartial);
     const keyTable = index.keys;
-    const docTails = index.docTails;
-    const [half, quarter] = tailSplits(dims);
-    const qHalf = qv ? tailNorm(qv, half) : 0;
-    const qQuarter = qv ? tailNorm(qv, quarter) : 0;
     const prune = meaningMax > 0 && t.meaningCeil > t.meaningFloor;
+    // Upper bounds of every slot's cosine, from the int8 copy (row-bounds.ts): computed once, when the
+    // first candidate that needs some meaning to reach the bound asks.
+    let cosineBounds: Float64Array | undefined;
     const scoredAt = scratch.scoredAt;
     const scoredRelevance = scratch.scoredRelevance;
     let scored = 0;
@@ -369,22 +370,19 @@ export function matchQuery(
       if (p + meaningMax + focusMax * focus + 1e-9 < bound) continue;
       let meaning = 0;
       if (qv) {
-        // The cosine this candidate needs to reach the bound; as in scanRows, the dot product stops
-        // after half (three quarters) of the dimensions when the rest cannot bring it there.
-        // (None when the candidate reaches the bound without meaning: it needs its exact cosine.)
+        // The cosine this candidate needs to reach the bound, and skipped when its upper bound falls
+        // short. (None when the candidate reaches the bound without meaning: it needs its exact cosine.)
+        // A skipped candidate's relevance is below the bound, so it could never be returned: the hits
+        // are the same as without the skip, bit for bit.
         const short = bound - p - focusMax * focus;
-        const need =
-          prune && short > 0
-            ? t.meaningFloor + (short / meaningMax) * (t.meaningCeil - t.meaningFloor)
-            : Number.NEGATIVE_INFINITY;
+        if (prune && short > 0) {
+          const need = t.meaningFloor + (short / meaningMax) * (t.meaningCeil - t.meaningFloor);
+          cosineBounds ??= index.docRows.upperBounds(qv, 0, n);
+          if ((cosineBounds[i] as number) + 1e-9 < need) continue;
+        }
         let cos = 0;
         const off = i * dims;
-        let d = 0;
-        for (; d < half; d++) cos += (qv[d] as number) * (dv[off + d] as number);
-        if (cos + qHalf * (docTails[i * 2] as number) + 1e-7 < need) continue;
-        for (; d < quarter; d++) cos += (qv[d] as number) * (dv[off + d] as number);
-        if (cos + qQuarter * (docTails[i * 2 + 1] as number) + 1e-7 < need) continue;
-        for (; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
         meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
       }
       const relevance = p + meaningMax * meaning + focusMax * focus;

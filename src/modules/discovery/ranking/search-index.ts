@@ -21,6 +21,7 @@ import {
   type LexicalIndex,
   updateLexical,
 } from './lexical.js';
+import { RowBounds } from './row-bounds.js';
 import { contentWords, stem } from './text.js';
 import type { IndexedEndpoint } from './types.js';
 import { normalise, type WordVectors } from './vectors.js';
@@ -87,9 +88,8 @@ export interface SearchIndex {
   vectorVocab: VocabEntry[];
   /** Row r = unit mean vector of the surface words of vectorVocab[r] (capacity may exceed the rows used). */
   vocabVectors: Float32Array;
-  /** Row r: norms of the last half and the last quarter of row r's vector (`TAIL_SPLITS`), so that a
-   *  neighbour search can stop a dot product early when the rest cannot lift it far enough. */
-  vocabTails: Float64Array;
+  /** The same rows in int8, for the similar-word search's first pass (row-bounds.ts). */
+  vocabRows: RowBounds;
   /** Surface words of each stem with their number of occurrences in the catalogue. */
   stemForms: Map<string, Map<string, number>>;
   /** Surface words of the catalogue (typo correction before a vector lookup); rebuilt lazily after changes. */
@@ -102,8 +102,8 @@ export interface SearchIndex {
   freeStemIds: number[];
   /** Row i = unit mean vector of endpoint i (capacity may exceed the slots used). */
   docVectors: Float32Array;
-  /** Slot i: norms of the last half and last quarter of its mean vector (as `vocabTails`). */
-  docTails: Float64Array;
+  /** The same rows in int8, to bound the meaning cosine of a query's candidates (row-bounds.ts). */
+  docRows: RowBounds;
   vectors: WordVectors;
   /** Live endpoint count when the endpoint vectors were last all computed (see `vectorDrift`). */
   builtWith: number;
@@ -249,18 +249,6 @@ function stemVector(index: SearchIndex, s: string): Float32Array | undefined {
   return vector ? normalise(vector) : undefined;
 }
 
-/** Where the tail norms start: the last half and the last quarter of a vector's dimensions. */
-export function tailSplits(dims: number): [number, number] {
-  return [Math.floor(dims / 2), Math.floor((dims * 3) / 4)];
-}
-
-/** Euclidean norm of v[from..], in double precision. */
-export function tailNorm(v: Float32Array, from: number): number {
-  let sum = 0;
-  for (let d = from; d < v.length; d++) sum += (v[d] as number) * (v[d] as number);
-  return Math.sqrt(sum);
-}
-
 /** Grows a row-major matrix so that it holds at least `rows` rows (doubling, to amortise copies). */
 function ensureRows(matrix: Float32Array, rows: number, dims: number): Float32Array {
   if (matrix.length >= rows * dims) return matrix;
@@ -278,16 +266,9 @@ function setStemRow(index: SearchIndex, entry: VocabEntry) {
     entry.row = index.vectorVocab.length;
     index.vectorVocab.push(entry);
     index.vocabVectors = ensureRows(index.vocabVectors, index.vectorVocab.length, dims);
-    if (index.vocabTails.length < index.vectorVocab.length * 2) {
-      const tails = new Float64Array((index.vocabVectors.length / dims) * 2);
-      tails.set(index.vocabTails);
-      index.vocabTails = tails;
-    }
   }
   index.vocabVectors.set(vector, entry.row * dims);
-  const [half, quarter] = tailSplits(dims);
-  index.vocabTails[entry.row * 2] = tailNorm(vector, half);
-  index.vocabTails[entry.row * 2 + 1] = tailNorm(vector, quarter);
+  index.vocabRows.set(entry.row, vector);
 }
 
 /**
@@ -316,14 +297,7 @@ function setDocVector(index: SearchIndex, slot: number, tokens: Array<[string, s
     for (let d = 0; d < dims; d++) out[d] = (out[d] as number) + w * (src[srcOff + d] as number);
   }
   normalise(out);
-  if (index.docTails.length < (slot + 1) * 2) {
-    const tails = new Float64Array(Math.ceil((slot + 1) * 1.5 + 16) * 2);
-    tails.set(index.docTails);
-    index.docTails = tails;
-  }
-  const [half, quarter] = tailSplits(dims);
-  index.docTails[slot * 2] = tailNorm(out, half);
-  index.docTails[slot * 2 + 1] = tailNorm(out, quarter);
+  index.docRows.set(slot, out);
 }
 
 function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
@@ -337,14 +311,14 @@ function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
     vocab: new Map(),
     vectorVocab: [],
     vocabVectors: new Float32Array(0),
-    vocabTails: new Float64Array(0),
+    vocabRows: new RowBounds(vectors.dims),
     stemForms: new Map(),
     surface: undefined,
     keys: emptyKeyTable(capacity),
     nextStemId: 0,
     freeStemIds: [],
     docVectors: new Float32Array(Math.max(capacity, 16) * vectors.dims),
-    docTails: new Float64Array(Math.max(capacity, 16) * 2),
+    docRows: new RowBounds(vectors.dims),
     vectors,
     builtWith: 0,
     changedSince: 0,
