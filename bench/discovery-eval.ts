@@ -3,7 +3,9 @@
 // and scored on the fold left out; only held-out figures are printed), twice — folds by query id, and
 // leave-one-category-out (tuned on queries about four provider categories, scored on the fifth) — plus
 // the extra labelled queries of bench/discovery-extra-queries.json (written before any result was looked
-// at, never tuned on). Also calibrates and checks the no-answer flag (`meta.match_quality`) under the same
+// at, never tuned on) and the fresh ones of bench/discovery-fresh-queries.json (written later, by someone
+// who had read neither the ranking code nor any result, to measure rules designed after reading the
+// extra set's misses). Also calibrates and checks the no-answer flag (`meta.match_quality`) under the same
 // protocol, compares no-answer detectors (single features, logistic regression trained on folds), and
 // ranks fixed configurations on the dev catalogue written differently (stress table).
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
@@ -46,9 +48,15 @@ const K = 5;
 const verbose = process.argv.includes('-v');
 
 const { providers, queries: devQueries } = loadDevSet();
-const extraQueries = JSON.parse(
-  readFileSync(path.join(import.meta.dirname, 'discovery-extra-queries.json'), 'utf8'),
-) as DevQuery[];
+const readQueries = (file: string) =>
+  JSON.parse(readFileSync(path.join(import.meta.dirname, file), 'utf8')) as DevQuery[];
+const extraQueries = readQueries('discovery-extra-queries.json');
+const freshQueries = readQueries('discovery-fresh-queries.json');
+/** Labelled queries never tuned on: each is ranked with the tuning fitted on all dev queries. */
+const heldOutSets = [
+  { name: 'extra', queries: extraQueries },
+  { name: 'fresh', queries: freshQueries },
+];
 const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);
@@ -324,8 +332,12 @@ function crossValidate(
   };
 }
 
-/** The extra queries, ranked with the tuning fitted on all dev queries (never on themselves). */
-function extraCheck(ranker: Ranker, tune: ((train: DevQuery[]) => Tunables) | undefined) {
+/** Held-out queries, ranked with the tuning fitted on all dev queries (never on themselves). */
+function heldOutCheck(
+  ranker: Ranker,
+  tune: ((train: DevQuery[]) => Tunables) | undefined,
+  queries: DevQuery[],
+) {
   const tuning = tune ? tune(devQueries) : {};
   return withTuning(tuning, () => {
     const threshold = calibrate(
@@ -333,12 +345,14 @@ function extraCheck(ranker: Ranker, tune: ((train: DevQuery[]) => Tunables) | un
     );
     let noAnswer = 0;
     let falseFlags = 0;
-    for (const q of extraQueries) {
+    for (const q of queries) {
       const flagged = (ranker(q).strength ?? 0) < threshold;
       if (!answerable(q) && flagged) noAnswer++;
       if (answerable(q) && flagged) falseFlags++;
+      if (verbose && flagged !== !answerable(q))
+        console.log(`    ${answerable(q) ? 'answerable flagged' : 'no-answer missed'}: ${q.id} ${q.query}`);
     }
-    return { metrics: metricsOf(ranker, extraQueries), noAnswer, falseFlags, threshold, tuning };
+    return { metrics: metricsOf(ranker, queries), noAnswer, falseFlags, threshold, tuning };
   });
 }
 
@@ -347,7 +361,7 @@ function extraCheck(ranker: Ranker, tune: ((train: DevQuery[]) => Tunables) | un
 const encodeStarted = performance.now();
 const encoder = new LocalSentenceEncoder();
 const queryVectors = new Map<string, Float32Array>();
-const allQueries = [...new Set([...devQueries, ...extraQueries].map((q) => q.query))];
+const allQueries = [...new Set([...devQueries, ...extraQueries, ...freshQueries].map((q) => q.query))];
 (await encoder.encode(allQueries, true)).forEach((v, i) => {
   queryVectors.set(allQueries[i] as string, v);
 });
@@ -462,9 +476,10 @@ const extraAnswerable = extraQueries.filter(answerable).length;
 console.log(
   `dev: ${devQueries.length} queries (${devQueries.filter(answerable).length} answerable), ${K}-fold CV, held-out folds only`,
 );
-console.log(
-  `extra: ${extraQueries.length} queries (${extraAnswerable} answerable), tuned and calibrated on all dev, never on these`,
-);
+for (const set of heldOutSets)
+  console.log(
+    `${set.name}: ${set.queries.length} queries (${set.queries.filter(answerable).length} answerable), tuned and calibrated on all dev, never on these`,
+  );
 for (const s of systems) {
   console.log(`\n${s.name}`);
   for (const split of SPLITS) {
@@ -480,14 +495,19 @@ for (const s of systems) {
       `  ${split.name}nDCG@10 ${f3(m.ndcg)}  recall@10 ${f3(m.recall)}  MRR ${f3(m.mrr)}  ${flagText}`,
     );
   }
-  const ex = extraCheck(s.ranker, s.tune);
-  const exFlags =
-    s.name === 'plain BM25'
-      ? ''
-      : `  no-answer flagged ${ex.noAnswer}/${extraQueries.length - extraAnswerable}, answerable flagged ${ex.falseFlags}/${extraAnswerable} (threshold ${f3(ex.threshold)})`;
-  console.log(
-    `  extra queries  nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
-  );
+  let tuning: Tunables = {};
+  for (const set of heldOutSets) {
+    const ex = heldOutCheck(s.ranker, s.tune, set.queries);
+    tuning = ex.tuning;
+    const setAnswerable = set.queries.filter(answerable).length;
+    const exFlags =
+      s.name === 'plain BM25'
+        ? ''
+        : `  no-answer flagged ${ex.noAnswer}/${set.queries.length - setAnswerable}, answerable flagged ${ex.falseFlags}/${setAnswerable} (threshold ${f3(ex.threshold)})`;
+    console.log(
+      `  ${`${set.name} queries`.padEnd(14)} nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
+    );
+  }
   if (gateUse.total > 0) {
     console.log(
       `  encoder skipped for ${((100 * gateUse.skipped) / gateUse.total).toFixed(0)} % of rankings`,
@@ -498,7 +518,7 @@ for (const s of systems) {
   if (s.tune === fitFusionWeight) {
     console.log(`  w chosen per fold (by id, by category; last: all dev): ${fittedWeights.join(' ')}`);
     fittedWeights.length = 0;
-  } else if (s.tune && !s.fixed) console.log(`  fitted on all dev: ${JSON.stringify(ex.tuning)}`);
+  } else if (s.tune && !s.fixed) console.log(`  fitted on all dev: ${JSON.stringify(tuning)}`);
 }
 
 // ---- No-answer detection: the shipped strength against a small classifier, same folds, ≤ 5 % false flags.
@@ -561,14 +581,14 @@ function detectorCV(
   return out;
 }
 
-function detectorExtra(detector: Detector) {
+function detectorHeldOut(detector: Detector, queries: DevQuery[]) {
   const score = detector(devQueries.map(exampleOf));
   const threshold = calibrate(
     devQueries.map((q) => ({ strength: score(featuresOf(q)), answerable: answerable(q) })),
     NO_ANSWER_MAX_FALSE,
   );
   const out = { noAnswer: 0, answerable: 0 };
-  for (const q of extraQueries) {
+  for (const q of queries) {
     if (score(featuresOf(q)) >= threshold) continue;
     if (answerable(q)) out.answerable++;
     else out.noAnswer++;
@@ -615,13 +635,15 @@ for (const d of detectors) {
     const r = detectorCV(d.detector, split.folds);
     return `${split.name.trim()} ${r.noAnswer}/${r.noAnswerTotal} (false ${r.answerable}/${r.answerableTotal})`;
   });
-  const ex = detectorExtra(d.detector);
+  const ex = detectorHeldOut(d.detector, extraQueries);
+  const fresh = detectorHeldOut(d.detector, freshQueries);
+  const freshAnswerable = freshQueries.filter(answerable).length;
   // Pooled: dev and extra queries together, 5 folds by id (15 no-answer queries instead of 5, so the
   // classifier has more than four examples of "nothing fits" to learn from; the extra queries are then
   // no longer untouched, so this is printed apart).
   const pooled = detectorCV(d.detector, idFolds, [...devQueries, ...extraQueries]);
   console.log(
-    `  ${d.name}: ${parts.join(', ')}; extra ${ex.noAnswer}/${extraQueries.length - extraAnswerable} (false ${ex.answerable}/${extraAnswerable}); pooled dev+extra CV ${pooled.noAnswer}/${pooled.noAnswerTotal} (false ${pooled.answerable}/${pooled.answerableTotal})`,
+    `  ${d.name}: ${parts.join(', ')}; extra ${ex.noAnswer}/${extraQueries.length - extraAnswerable} (false ${ex.answerable}/${extraAnswerable}); fresh ${fresh.noAnswer}/${freshQueries.length - freshAnswerable} (false ${fresh.answerable}/${freshAnswerable}); pooled dev+extra CV ${pooled.noAnswer}/${pooled.noAnswerTotal} (false ${pooled.answerable}/${pooled.answerableTotal})`,
   );
 }
 
@@ -696,14 +718,13 @@ stressConfigs.push(
   },
 );
 if (stress) {
-  console.log('\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | extra queries');
+  console.log('\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | extra | fresh queries');
   console.log(`  ${'configuration'.padEnd(20)} ${perturbations.map((p) => p.name).join(' | ')}`);
   for (const c of stressConfigs) {
     const cells = perturbations.map((p) => {
       const ranker = c.ranker(p.catalogue);
-      return withTuning(
-        c.tuning ?? {},
-        () => `${f3(metricsOf(ranker, devQueries).ndcg)} | ${f3(metricsOf(ranker, extraQueries).ndcg)}`,
+      return withTuning(c.tuning ?? {}, () =>
+        [devQueries, extraQueries, freshQueries].map((qs) => f3(metricsOf(ranker, qs).ndcg)).join(' | '),
       );
     });
     console.log(`  ${c.name.padEnd(20)} ${cells.join('   ')}`);
