@@ -52,10 +52,13 @@ const readQueries = (file: string) =>
   JSON.parse(readFileSync(path.join(import.meta.dirname, file), 'utf8')) as DevQuery[];
 const extraQueries = readQueries('discovery-extra-queries.json');
 const freshQueries = readQueries('discovery-fresh-queries.json');
+// A second blind set (sixth round in docs/discovery.md): read only to apply the decision rule written there.
+const blindQueries = readQueries('discovery-blind-queries.json');
 /** Labelled queries never tuned on: each is ranked with the tuning fitted on all dev queries. */
 const heldOutSets = [
   { name: 'extra', queries: extraQueries },
   { name: 'fresh', queries: freshQueries },
+  { name: 'blind', queries: blindQueries },
 ];
 const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
@@ -361,7 +364,9 @@ function heldOutCheck(
 const encodeStarted = performance.now();
 const encoder = new LocalSentenceEncoder();
 const queryVectors = new Map<string, Float32Array>();
-const allQueries = [...new Set([...devQueries, ...extraQueries, ...freshQueries].map((q) => q.query))];
+const allQueries = [
+  ...new Set([...devQueries, ...heldOutSets.flatMap((set) => set.queries)].map((q) => q.query)),
+];
 (await encoder.encode(allQueries, true)).forEach((v, i) => {
   queryVectors.set(allQueries[i] as string, v);
 });
@@ -472,7 +477,6 @@ const systems: Array<{
   })),
 ];
 
-const extraAnswerable = extraQueries.filter(answerable).length;
 console.log(
   `dev: ${devQueries.length} queries (${devQueries.filter(answerable).length} answerable), ${K}-fold CV, held-out folds only`,
 );
@@ -635,15 +639,17 @@ for (const d of detectors) {
     const r = detectorCV(d.detector, split.folds);
     return `${split.name.trim()} ${r.noAnswer}/${r.noAnswerTotal} (false ${r.answerable}/${r.answerableTotal})`;
   });
-  const ex = detectorHeldOut(d.detector, extraQueries);
-  const fresh = detectorHeldOut(d.detector, freshQueries);
-  const freshAnswerable = freshQueries.filter(answerable).length;
+  const heldOut = heldOutSets.map((set) => {
+    const r = detectorHeldOut(d.detector, set.queries);
+    const n = set.queries.filter(answerable).length;
+    return `${set.name} ${r.noAnswer}/${set.queries.length - n} (false ${r.answerable}/${n})`;
+  });
   // Pooled: dev and extra queries together, 5 folds by id (15 no-answer queries instead of 5, so the
   // classifier has more than four examples of "nothing fits" to learn from; the extra queries are then
   // no longer untouched, so this is printed apart).
   const pooled = detectorCV(d.detector, idFolds, [...devQueries, ...extraQueries]);
   console.log(
-    `  ${d.name}: ${parts.join(', ')}; extra ${ex.noAnswer}/${extraQueries.length - extraAnswerable} (false ${ex.answerable}/${extraAnswerable}); fresh ${fresh.noAnswer}/${freshQueries.length - freshAnswerable} (false ${fresh.answerable}/${freshAnswerable}); pooled dev+extra CV ${pooled.noAnswer}/${pooled.noAnswerTotal} (false ${pooled.answerable}/${pooled.answerableTotal})`,
+    `  ${d.name}: ${parts.join(', ')}; ${heldOut.join('; ')}; pooled dev+extra CV ${pooled.noAnswer}/${pooled.noAnswerTotal} (false ${pooled.answerable}/${pooled.answerableTotal})`,
   );
 }
 
@@ -718,7 +724,9 @@ stressConfigs.push(
   },
 );
 if (stress) {
-  console.log('\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | extra | fresh queries');
+  console.log(
+    `\nstress: nDCG@10 on all 55 answerable dev queries (fixed constants) | ${heldOutSets.map((set) => set.name).join(' | ')} queries`,
+  );
   console.log(`  ${'configuration'.padEnd(20)} ${perturbations.map((p) => p.name).join(' | ')}`);
   for (const c of stressConfigs) {
     const cells = perturbations.map((p) => {
