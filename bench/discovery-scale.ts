@@ -457,6 +457,12 @@ function printTable(results: ScaleResult[]) {
       .join(', ')
       .concat(' ms'),
   );
+  row('… of which the admin PUT took', (r) =>
+    r.changes
+      .map((c) => fmt(c.written, 0))
+      .join(', ')
+      .concat(' ms'),
+  );
   if (DATABASE_URL)
     row('… visible on the other instance', (r) =>
       r.changes
