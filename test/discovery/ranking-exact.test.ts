@@ -1,9 +1,11 @@
 // The fast paths of the ranking compute what the plain ones did, exactly: BM25 on typed postings gives
 // MiniSearch's scores bit for bit (fresh, and after discards and additions once MiniSearch has vacuumed),
-// and the pruned neighbour search finds the same neighbours as a full scan and sort.
+// the pruned neighbour search finds the same neighbours as a full scan and sort, and the meaning cosines
+// skipped by their int8 bound change no hit.
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import { prng } from '../../bench/discovery-catalogue.js';
+import { generateCatalogue, generateQueries, prng } from '../../bench/discovery-catalogue.js';
+import { toIndexedEndpoints } from '../../bench/discovery-devset.js';
 import {
   buildLexical,
   LEXICAL_FIELDS,
@@ -12,7 +14,12 @@ import {
   scoreLexical,
   updateLexical,
 } from '../../src/modules/discovery/ranking/lexical.js';
-import { analyse, neighboursOf, QUERY_TUNING } from '../../src/modules/discovery/ranking/query.js';
+import {
+  analyse,
+  matchQuery,
+  neighboursOf,
+  QUERY_TUNING,
+} from '../../src/modules/discovery/ranking/query.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
@@ -170,5 +177,30 @@ describe('the pruned neighbour search', () => {
       const found = neighboursOf(index, w);
       expect(found.map((n) => [n.entry.stem, n.sim])).toEqual(full.map((n) => [n.entry.stem, n.sim]));
     }
+  });
+});
+
+describe('the meaning cosines skipped by their int8 bound', () => {
+  it('leave every hit and its relevance as computing all of them does', () => {
+    const catalogue = generateCatalogue(120);
+    const index = buildSearchIndex(toIndexedEndpoints(catalogue), loadWordVectors());
+    const queries = generateQueries(catalogue, 150);
+    const withSkips = queries.map((q) => matchQuery(index, q));
+    // No skip at all: every bound is infinite, so every candidate gets its exact cosine.
+    const rows = index.docRows;
+    let tighter = 0;
+    const unbounded = Object.create(rows) as typeof rows;
+    unbounded.upperBounds = (query, from, to) => {
+      const real = rows.upperBounds(query, from, to);
+      for (let i = from; i < to; i++) if ((real[i] as number) < 0.3) tighter++;
+      return real.map(() => Number.POSITIVE_INFINITY);
+    };
+    index.docRows = unbounded;
+    const withoutSkips = queries.map((q) => matchQuery(index, q));
+    index.docRows = rows;
+    expect(withSkips).toEqual(withoutSkips);
+    expect(withSkips.flat().length).toBeGreaterThan(1000);
+    // The bounds were asked for, and are low for many endpoints: there was something to skip.
+    expect(tighter).toBeGreaterThan(1000);
   });
 });
