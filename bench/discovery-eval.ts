@@ -500,10 +500,17 @@ for (const s of systems) {
     );
   }
   let tuning: Tunables = {};
+  // Pooled over the held-out sets: each answerable query counts once (metrics are per-query means).
+  const pooled = { ndcg: 0, n: 0, noAnswer: 0, noAnswerTotal: 0, falseFlags: 0 };
   for (const set of heldOutSets) {
     const ex = heldOutCheck(s.ranker, s.tune, set.queries);
     tuning = ex.tuning;
     const setAnswerable = set.queries.filter(answerable).length;
+    pooled.ndcg += ex.metrics.ndcg * ex.metrics.n;
+    pooled.n += ex.metrics.n;
+    pooled.noAnswer += ex.noAnswer;
+    pooled.noAnswerTotal += set.queries.length - setAnswerable;
+    pooled.falseFlags += ex.falseFlags;
     const exFlags =
       s.name === 'plain BM25'
         ? ''
@@ -512,6 +519,12 @@ for (const s of systems) {
       `  ${`${set.name} queries`.padEnd(14)} nDCG@10 ${f3(ex.metrics.ndcg)}  recall@10 ${f3(ex.metrics.recall)}  MRR ${f3(ex.metrics.mrr)}${exFlags}`,
     );
   }
+  console.log(
+    `  ${'held out, all'.padEnd(14)} nDCG@10 ${f3(pooled.ndcg / pooled.n)} over ${pooled.n} answerable queries` +
+      (s.name === 'plain BM25'
+        ? ''
+        : `  no-answer flagged ${pooled.noAnswer}/${pooled.noAnswerTotal}, answerable flagged ${pooled.falseFlags}/${pooled.n}`),
+  );
   if (gateUse.total > 0) {
     console.log(
       `  encoder skipped for ${((100 * gateUse.skipped) / gateUse.total).toFixed(0)} % of rankings`,
