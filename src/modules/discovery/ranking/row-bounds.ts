@@ -15,13 +15,18 @@ export class RowBounds {
   private l1 = new Float64Array(0);
   private bounds = new Float64Array(0);
 
-  constructor(readonly dims: number) {
+  /** `capacity`: rows to make room for at once (each growth instantiates the kernel anew). */
+  constructor(
+    readonly dims: number,
+    capacity = 0,
+  ) {
     this.rows = new Int8Rows(0, dims);
+    if (capacity > 0) this.grow(capacity);
   }
 
   /** Stores row `row`'s vector (a new row, or a changed one), growing the matrix when needed. */
   set(row: number, vector: Float32Array) {
-    if (row >= this.rows.rows) this.grow(Math.max(row + 1, Math.ceil(this.rows.rows * 1.5) + 16));
+    if (row >= this.rows.rows) this.grow(Math.max(row + 1, this.rows.rows * 2 + 64));
     let max = 0;
     for (const x of vector) max = Math.max(max, Math.abs(x));
     const scale = max > 0 ? max / 127 : 1;

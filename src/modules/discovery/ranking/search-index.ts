@@ -318,7 +318,7 @@ function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
     nextStemId: 0,
     freeStemIds: [],
     docVectors: new Float32Array(Math.max(capacity, 16) * vectors.dims),
-    docRows: new RowBounds(vectors.dims),
+    docRows: new RowBounds(vectors.dims, capacity),
     vectors,
     builtWith: 0,
     changedSince: 0,
