@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
+import { quantise } from '../src/modules/discovery/int8-rows.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
 import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/match-quality.js';
 import { matchQuery, QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
@@ -29,7 +30,6 @@ import { LocalSentenceEncoder } from '../src/modules/discovery/sentence-encoder.
 import {
   fuseRelevance,
   MEANING_BELOW_STRENGTH,
-  quantise,
   type SlotVectors,
   slotVectors,
   wordsStrength,

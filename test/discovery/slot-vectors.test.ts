@@ -1,8 +1,9 @@
 // The slots' vector matrix kept current in place (slotVectors with the previous generation's): after
 // endpoints are replaced, added and removed, every slot scores what its endpoint's vector says.
 import { describe, expect, it } from 'vitest';
+import { quantise, type StoredVector } from '../../src/modules/discovery/int8-rows.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
-import { quantise, type StoredVector, slotVectors } from '../../src/modules/discovery/slot-vectors.js';
+import { slotVectors } from '../../src/modules/discovery/slot-vectors.js';
 
 function endpoint(slug: string): IndexedEndpoint {
   return {

@@ -5,9 +5,10 @@
 // an unchanged endpoint costs nothing. Until its vector arrives an endpoint ranks by its offline
 // relevance alone (`fuseRelevance`, slot-vectors.ts).
 import { createHash } from 'node:crypto';
+import { quantise, type StoredVector } from './int8-rows.js';
 import type { IndexedEndpoint } from './ranking/types.js';
 import type { SentenceEncoder } from './sentence-encoder.js';
-import { quantise, type SlotVectors, type StoredVector, slotVectors } from './slot-vectors.js';
+import { type SlotVectors, slotVectors } from './slot-vectors.js';
 
 /** Texts per encoder batch: small, so that a query waits for at most one (~0.5 s of one core). */
 const BATCH = 16;

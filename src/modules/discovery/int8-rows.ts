@@ -79,3 +79,19 @@ export class Int8Rows {
     return { dots: this.out, unit: 1 / factor };
   }
 }
+
+/** A unit vector stored as int8 (512 bytes for 512 dimensions): cosine survives per-vector scaling. */
+export interface StoredVector {
+  q: Int8Array;
+  scale: number;
+}
+
+export function quantise(v: Float32Array): StoredVector {
+  let max = 0;
+  for (const x of v) max = Math.max(max, Math.abs(x));
+  // float4 precision, as stored: a vector read back ranks exactly as the one encoded here.
+  const scale = Math.fround(max > 0 ? max / 127 : 1);
+  const q = new Int8Array(v.length);
+  for (let i = 0; i < v.length; i++) q[i] = Math.round((v[i] as number) / scale);
+  return { q, scale };
+}

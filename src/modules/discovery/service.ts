@@ -439,16 +439,13 @@ export class DiscoveryService {
     const firstSeen = await this.currentIndex(req.fresh);
     const quality = await this.refreshQuality(req.fresh);
     const key = req.query === undefined ? undefined : normaliseQuery(req.query);
+    const gateIndex = (this.snapshot ?? firstSeen).index;
     const offline =
       key !== undefined && this.endpointVectors && !this.cachedMatches(key, req.fresh)
-        ? {
-            generation: this.generation,
-            hits: matchQuery((this.snapshot ?? firstSeen).index, key, undefined, 0),
-          }
+        ? { generation: this.generation, hits: matchQuery(gateIndex, key, undefined, 0) }
         : undefined;
     const evidenceOf = evidenceMemo(req.query);
     // The query is encoded only when its words alone answer weakly (slot-vectors.ts).
-    const gateIndex = (this.snapshot ?? firstSeen).index;
     const wantsMeaning =
       offline !== undefined &&
       wordsStrength(offline.hits, (slot) => evidenceOf(gateIndex, slot)) < MEANING_BELOW_STRENGTH;

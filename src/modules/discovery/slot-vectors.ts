@@ -1,8 +1,8 @@
-// The fusion of sentence vectors into the ranking: vectors stored as int8 (`quantise`), the slots'
+// The fusion of sentence vectors into the ranking: vectors stored as int8 (`quantise`, int8-rows.ts), the slots'
 // vectors of an index generation in one matrix kept current in place (`slotVectors`), scanned in
 // WebAssembly (int8-rows.ts), and the fused relevance (`fuseRelevance`). Pure functions and data; the
 // vectors themselves are kept current by endpoint-vectors.ts.
-import { Int8Rows } from './int8-rows.js';
+import { Int8Rows, type StoredVector } from './int8-rows.js';
 import { type MatchEvidence, matchStrength } from './ranking/match-quality.js';
 import { QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
@@ -32,22 +32,6 @@ export function wordsStrength(hits: RelevanceHit[], evidenceOf: (slot: number) =
     if (!top || h.relevance > top.relevance || (h.relevance === top.relevance && h.index < top.index))
       top = h;
   return top ? matchStrength(top.relevance, evidenceOf(top.index)) : 0;
-}
-
-/** A unit vector stored as int8 (512 bytes for 512 dimensions): cosine survives per-vector scaling. */
-export interface StoredVector {
-  q: Int8Array;
-  scale: number;
-}
-
-export function quantise(v: Float32Array): StoredVector {
-  let max = 0;
-  for (const x of v) max = Math.max(max, Math.abs(x));
-  // float4 precision, as stored: a vector read back ranks exactly as the one encoded here.
-  const scale = Math.fround(max > 0 ? max / 127 : 1);
-  const q = new Int8Array(v.length);
-  for (let i = 0; i < v.length; i++) q[i] = Math.round((v[i] as number) / scale);
-  return { q, scale };
 }
 
 /**

@@ -4,7 +4,7 @@
 // plain scan gives, bit for bit. Used twice in query.ts: the similar-word search over the vocabulary
 // (a new query word against every stem: 1–3 ms per word in JavaScript at 10,000 endpoints) and the
 // meaning cosine of the candidates (thousands per query, most of them below what could lift them).
-import { Int8Rows } from '../int8-rows.js';
+import { Int8Rows, quantise } from '../int8-rows.js';
 
 /** Rows of unit vectors as int8, each with its own scale; grows one row at a time. */
 export class RowBounds {
@@ -27,16 +27,10 @@ export class RowBounds {
   /** Stores row `row`'s vector (a new row, or a changed one), growing the matrix when needed. */
   set(row: number, vector: Float32Array) {
     if (row >= this.rows.rows) this.grow(Math.max(row + 1, this.rows.rows * 2 + 64));
-    let max = 0;
-    for (const x of vector) max = Math.max(max, Math.abs(x));
-    const scale = max > 0 ? max / 127 : 1;
-    const { matrix, stride } = this.rows;
+    const { q, scale } = quantise(vector);
+    this.rows.matrix.set(q, row * this.rows.stride);
     let sum = 0;
-    for (let d = 0; d < this.dims; d++) {
-      const v = Math.round((vector[d] as number) / scale);
-      matrix[row * stride + d] = v;
-      sum += Math.abs(v);
-    }
+    for (const v of q) sum += Math.abs(v);
     this.scales[row] = scale;
     this.l1[row] = sum * scale;
   }
