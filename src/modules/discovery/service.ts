@@ -29,6 +29,7 @@ import {
   providerVersions,
   saveTextVectors,
 } from './repo.js';
+import { RankingTurns } from './ranking-turns.js';
 import { createSentenceEncoder, type SentenceEncoder } from './sentence-encoder.js';
 import { fuseRelevance, MEANING_BELOW_STRENGTH, wordsStrength } from './slot-vectors.js';
 
@@ -123,6 +124,8 @@ export class DiscoveryService {
   private cachedHits = 0;
   /** Final pages by query + filters, cleared with every index change and every load of quality metrics. */
   private ranked = new Map<string, Discovered>();
+  /** Rankings run one per event-loop turn, so that other I/O is not held up behind several. */
+  private readonly turns = new RankingTurns();
 
   /** Sentence embeddings (SVC_EMBEDDINGS): the encoder, the catalogue's vectors, and queries' vectors. */
   private readonly encoder: SentenceEncoder | undefined;
@@ -439,6 +442,8 @@ export class DiscoveryService {
     const firstSeen = await this.currentIndex(req.fresh);
     const quality = await this.refreshQuality(req.fresh);
     const key = req.query === undefined ? undefined : normaliseQuery(req.query);
+    // A query to rank waits for its turn (ranking-turns.ts); cached matches do not queue.
+    if (key !== undefined && !this.cachedMatches(key, req.fresh)) await this.turns.take();
     const gateIndex = (this.snapshot ?? firstSeen).index;
     const offline =
       key !== undefined && this.endpointVectors && !this.cachedMatches(key, req.fresh)
@@ -453,6 +458,8 @@ export class DiscoveryService {
     const queryEmbedding = wantsMeaning && key !== undefined ? await this.embedQuery(key) : undefined;
     // Ranked without the sentence vector it should have had: answered, but not cached.
     const degraded = wantsMeaning && queryEmbedding === undefined;
+    // Fusing with the sentence vector scans every slot's vector: a second turn.
+    if (wantsMeaning) await this.turns.take();
     // No await below: the index may change between requests (incremental updates, a swap), never during
     // the ranking of one.
     const snapshot = this.snapshot ?? firstSeen;
