@@ -21,6 +21,7 @@ import {
 import { selectTop } from './ranking/top.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
 import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
+import { RankingTurns } from './ranking-turns.js';
 import {
   catalogFingerprint,
   loadIndexedEndpoints,
@@ -29,7 +30,6 @@ import {
   providerVersions,
   saveTextVectors,
 } from './repo.js';
-import { RankingTurns } from './ranking-turns.js';
 import { createSentenceEncoder, type SentenceEncoder } from './sentence-encoder.js';
 import { fuseRelevance, MEANING_BELOW_STRENGTH, wordsStrength } from './slot-vectors.js';
 
