@@ -5,11 +5,13 @@
 // precision) and evidence, so two versions of the ranking code can be compared for identical output.
 // Profile with `node --cpu-prof --import tsx bench/discovery-profile.ts`.
 //
-//   npx tsx bench/discovery-profile.ts [--providers=1000] [--queries=2000] [--dump=file] [--changes]
+//   npx tsx bench/discovery-profile.ts [--providers=1000] [--queries=2000] [--dump=file] [--changes] [--alloc]
 //
 // `--changes` also replaces 50 providers one at a time (incremental updates) before ranking, so the
-// dump covers an index that was updated in place, not only a fresh build.
+// dump covers an index that was updated in place, not only a fresh build. `--alloc` prints the bytes
+// each query allocates, garbage included, by function (the times are then the profiler's, not the code's).
 import { writeFileSync } from 'node:fs';
+import { type HeapProfiler, Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { matchEvidence } from '../src/modules/discovery/ranking/match-quality.js';
 import { matchQuery } from '../src/modules/discovery/ranking/query.js';
@@ -24,6 +26,44 @@ const providers = Number(arg('providers', '1000'));
 const queryCount = Number(arg('queries', '2000'));
 const dump = arg('dump', '');
 const changes = process.argv.includes('--changes');
+const alloc = process.argv.includes('--alloc');
+
+/**
+ * V8's sampling heap profiler over the queries, counting objects already collected too: the bytes each
+ * query allocates (garbage included), by function. Garbage is what grows a busy service's heap.
+ */
+async function startAllocationSampling() {
+  const session = new Session();
+  session.connect();
+  await session.post('HeapProfiler.enable');
+  // The two include flags are newer than @types/node's protocol types.
+  const params: HeapProfiler.StartSamplingParameterType & Record<string, unknown> = {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  };
+  await session.post('HeapProfiler.startSampling', params);
+  return {
+    async report(perQueries: number) {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      const byFunction = new Map<string, number>();
+      let total = 0;
+      const walk = (node: HeapProfiler.SamplingHeapProfileNode) => {
+        const { functionName, url } = node.callFrame;
+        const key = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}`;
+        byFunction.set(key, (byFunction.get(key) ?? 0) + node.selfSize);
+        total += node.selfSize;
+        for (const child of node.children) walk(child);
+      };
+      walk(profile.head);
+      const kb = (bytes: number) => (bytes / perQueries / 1024).toFixed(1);
+      console.log(`allocated per query (sampled, garbage included): ${kb(total)} KB; by function:`);
+      for (const [key, bytes] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 8))
+        console.log(`  ${kb(bytes).padStart(6)} KB  ${key}`);
+      session.disconnect();
+    },
+  };
+}
 
 const catalogue = generateCatalogue(providers);
 const endpoints = toIndexedEndpoints(catalogue);
@@ -51,6 +91,7 @@ if (changes) {
 }
 
 const queries = generateQueries(catalogue, queryCount);
+const allocation = alloc ? await startAllocationSampling() : undefined;
 const lines: string[] = [];
 const times: number[] = [];
 let hitsTotal = 0;
@@ -77,6 +118,7 @@ for (const query of queries) {
   }
 }
 const totalMs = performance.now() - t;
+if (allocation) await allocation.report(queries.length);
 times.sort((a, b) => a - b);
 const at = (p: number) => (times[Math.min(times.length - 1, Math.floor(times.length * p))] ?? 0).toFixed(2);
 console.log(

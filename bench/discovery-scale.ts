@@ -39,7 +39,18 @@ interface Instance {
   pool: Pool;
   /** Resident set of the service in MB (current, peak), when it runs in its own process. */
   memory(): { rss: number; peak: number };
+  /** The main thread's V8 heap (total, used) and memory outside it, in MB, when the service tells. */
+  heap(): Promise<HeapReport | undefined>;
   stop(): Promise<void>;
+}
+
+interface HeapReport {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  /** Heap used after a full collection: what is live. */
+  heapLive?: number;
+  external: number;
 }
 
 function procMemory(pid: number) {
@@ -78,13 +89,35 @@ function spawnService(env: Record<string, string>, root: string, profile = false
       const line = out.split('\n').find((l) => l.startsWith('{'));
       if (!line) return;
       child.stdout.removeAllListeners('data');
-      child.stdout.resume();
-      const { port, pid } = JSON.parse(line) as { port: number; pid: number };
+      const { port, pid, memoryReport } = JSON.parse(line) as {
+        port: number;
+        pid: number;
+        memoryReport?: boolean;
+      };
+      // Later lines: memory reports asked for with SIGUSR2 (a baseline checkout may not answer them).
+      const reports: Array<(r: HeapReport) => void> = [];
+      let rest = '';
+      child.stdout.on('data', (d) => {
+        rest += String(d);
+        const lines = rest.split('\n');
+        rest = lines.pop() ?? '';
+        for (const l of lines) {
+          if (!l.startsWith('{"memory"')) continue;
+          reports.shift()?.((JSON.parse(l) as { memory: HeapReport }).memory);
+        }
+      });
       const origin = `http://127.0.0.1:${port}`;
       resolve({
         origin,
         pool: new Pool(origin, { connections: 32 }),
         memory: () => procMemory(pid),
+        heap: () =>
+          memoryReport
+            ? new Promise<HeapReport>((r) => {
+                reports.push(r);
+                child.kill('SIGUSR2');
+              })
+            : Promise.resolve(undefined),
         stop: () =>
           new Promise<void>((r) => {
             child.once('exit', () => r());
@@ -109,6 +142,16 @@ async function inProcessService(dataDir: string) {
     memory: () => {
       const m = process.memoryUsage();
       return { rss: m.rss / 2 ** 20, peak: procMemory(process.pid).peak };
+    },
+    heap: async () => {
+      const m = process.memoryUsage();
+      const mb = (n: number) => Math.round(n / 2 ** 20);
+      return {
+        rss: mb(m.rss),
+        heapTotal: mb(m.heapTotal),
+        heapUsed: mb(m.heapUsed),
+        external: mb(m.external),
+      };
     },
     async stop() {
       await app.close();
@@ -319,6 +362,7 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
     // The empty service, warmed up (word vectors loaded, code paths compiled).
     for (const inst of instances) await discover(inst, 'warm up the empty service');
     const empty = a.memory();
+    const emptyHeap = await a.heap();
 
     const cachedVectors = await vectorCache(db, 'read');
     let t = performance.now();
@@ -355,6 +399,7 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
         await changeVisibility(a, instances, catalogue[round * 7] as DevProvider, queries, next, round),
       );
     const after = a.memory();
+    const afterHeap = await a.heap();
     const loadAverage = os
       .loadavg()
       .map((x) => x.toFixed(1))
@@ -373,6 +418,8 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
       changes,
       empty,
       after,
+      emptyHeap,
+      afterHeap,
       usedQueries: next.i,
       label: root === process.cwd() ? '' : ` (${path.basename(root)})`,
     };
@@ -479,6 +526,18 @@ function printTable(results: ScaleResult[]) {
   row(
     'service memory above the empty service (peak above empty)',
     (r) => `${fmt(r.after.rss - r.empty.rss, 0)} MB (${fmt(r.after.peak - r.empty.rss, 0)} MB)`,
+  );
+  row(
+    '… main thread: V8 heap used (live after a full GC) / total; outside the heap (buffers); empty → after',
+    (r) => {
+      const [e, a] = [r.emptyHeap, r.afterHeap];
+      if (!e || !a) return 'not reported';
+      const live = (h: HeapReport) => (h.heapLive === undefined ? '' : ` (live ${h.heapLive})`);
+      return (
+        `${e.heapUsed}${live(e)}/${e.heapTotal} → ${a.heapUsed}${live(a)}/${a.heapTotal} MB; ` +
+        `${e.external} → ${a.external} MB`
+      );
+    },
   );
   row('load average at the end (2 cores)', (r) => r.load);
 }

@@ -1,5 +1,7 @@
 // The service under the discovery benchmark, in its own process (as deployed): createDeps on the schema
 // named by SVC_TEST_SCHEMA, listening on a free loopback port; prints `{"port": N, "pid": N}` once up.
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDeps } from '../src/deps.js';
@@ -14,7 +16,23 @@ await app.listen({ port: 0, host: '127.0.0.1' });
 process.once('SIGTERM', () => {
   void app.close().finally(() => process.exit(0));
 });
+// SIGUSR2: one line with this process's memory by kind (the benchmark's breakdown of its growth).
+process.on('SIGUSR2', () => {
+  const before = process.memoryUsage();
+  // What is live: a full collection first (the heap's size before it is what the load left).
+  v8.setFlagsFromString('--expose_gc');
+  (vm.runInNewContext('gc') as () => void)();
+  const m = process.memoryUsage();
+  const mb = (n: number) => Math.round(n / 2 ** 20);
+  const memory = {
+    rss: mb(before.rss),
+    heapTotal: mb(before.heapTotal),
+    heapUsed: mb(before.heapUsed),
+    heapLive: mb(m.heapUsed),
+    external: mb(m.external),
+  };
+  process.stdout.write(`${JSON.stringify({ memory })}\n`);
+});
 const address = app.server.address();
-process.stdout.write(
-  `${JSON.stringify({ port: typeof address === 'object' && address ? address.port : 0, pid: process.pid })}\n`,
-);
+const port = typeof address === 'object' && address ? address.port : 0;
+process.stdout.write(`${JSON.stringify({ port, pid: process.pid, memoryReport: true })}\n`);

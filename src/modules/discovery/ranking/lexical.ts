@@ -40,6 +40,9 @@ export interface LexicalIndex {
   total: Float64Array;
   termSeen: Uint8Array;
   matched: Uint8Array;
+  /** Slots one query term touched, and slots the query matched so far (lengths kept by the query). */
+  touched: Int32Array;
+  docs: Int32Array;
 }
 
 export interface LexicalOptions {
@@ -64,6 +67,8 @@ export function emptyLexicalIndex(capacity: number): LexicalIndex {
     total: new Float64Array(capacity),
     termSeen: new Uint8Array(capacity),
     matched: new Uint8Array(capacity),
+    touched: new Int32Array(capacity),
+    docs: new Int32Array(capacity),
   };
 }
 
@@ -77,6 +82,8 @@ function ensureSlots(lex: LexicalIndex, slots: number) {
   lex.total = new Float64Array(capacity);
   lex.termSeen = new Uint8Array(capacity);
   lex.matched = new Uint8Array(capacity);
+  lex.touched = new Int32Array(capacity);
+  lex.docs = new Int32Array(capacity);
 }
 
 /** Terms an update touches, with the (slot -> occurrences) it adds in each field. */
@@ -252,13 +259,14 @@ export function scoreLexical(
   out: Float32Array,
   onMatch: (slot: number) => void,
 ): number {
-  const { termScore, total, termSeen, matched } = lex;
+  const { termScore, total, termSeen, matched, touched, docs } = lex;
   const boosts = LEXICAL_FIELDS.map((field) =>
     Object.hasOwn(options.boost, field) ? options.boost[field] || 1 : 1,
   );
   const { k, b, d } = options;
-  const docs: number[] = [];
-  const touched: number[] = [];
+  // Each slot enters `touched` once per term (termSeen) and `docs` once per query (matched).
+  let touchedCount = 0;
+  let docCount = 0;
   const n = lex.documentCount;
   const addTerm = (postings: TermPostings, weight: number) => {
     for (let f = 0; f < F; f++) {
@@ -277,7 +285,7 @@ export function scoreLexical(
           invDocFreq * (d + (termFreq * (k + 1)) / (termFreq + k * (1 - b + (b * fieldLength) / average)));
         if (termSeen[slot] === 0) {
           termSeen[slot] = 1;
-          touched.push(slot);
+          touched[touchedCount++] = slot;
         }
         termScore[slot] = (termScore[slot] as number) + weight * fieldBoost * raw;
       }
@@ -295,17 +303,19 @@ export function scoreLexical(
           addTerm(postings, (options.fuzzyWeight * derived.length) / (derived.length + distance));
         }
     }
-    for (const slot of touched) {
-      if (matched[slot] === 0) docs.push(slot);
+    for (let t = 0; t < touchedCount; t++) {
+      const slot = touched[t] as number;
+      if (matched[slot] === 0) docs[docCount++] = slot;
       matched[slot] = (matched[slot] as number) + 1;
       total[slot] = (total[slot] as number) + (termScore[slot] as number);
       termScore[slot] = 0;
       termSeen[slot] = 0;
     }
-    touched.length = 0;
+    touchedCount = 0;
   }
   let max = 0;
-  for (const slot of docs) {
+  for (let t = 0; t < docCount; t++) {
+    const slot = docs[t] as number;
     const score = (total[slot] as number) * (matched[slot] as number);
     out[slot] = score;
     if (score > max) max = score;
