@@ -17,7 +17,7 @@ import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
 import { quantise } from '../src/modules/discovery/int8-rows.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
 import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/match-quality.js';
-import { matchQuery, QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
+import { hitList, matchQuery, QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
 import {
   buildSearchIndex,
   FIELD_WEIGHTS,
@@ -394,8 +394,15 @@ const fusedOn =
   (q) => {
     const allowed = allowedFor(q);
     const qv = queryVectors.get(q.query) as Float32Array;
-    const hits = fuseRelevance(ix, matchQuery(ix, q.query, allowed, 0), qv, slots, fusion.weight, allowed);
-    hits.sort((a, b) => b.relevance - a.relevance || a.index - b.index);
+    const fusedHits = fuseRelevance(
+      ix,
+      matchQuery(ix, q.query, allowed, 0),
+      qv,
+      slots,
+      fusion.weight,
+      allowed,
+    );
+    const hits = hitList(fusedHits).sort((a, b) => b.relevance - a.relevance || a.index - b.index);
     const top = hits[0];
     const strength = top ? strengthOf(ix, q.query, top.index, top.relevance) : 0;
     return { ranked: hits.map((h) => keyOf(h.index)), strength };

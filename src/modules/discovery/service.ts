@@ -11,7 +11,7 @@ import { EndpointVectors } from './endpoint-vectors.js';
 import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
-import { matchQuery, QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
+import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
 import {
   buildSearchIndexAsync,
   replaceProviderEndpoints,
@@ -342,10 +342,10 @@ export class DiscoveryService {
     }
   }
 
-  private fuse(index: SearchIndex, qv: Float32Array | undefined, offline: RelevanceHit[]): RelevanceHit[] {
+  private fuse(index: SearchIndex, qv: Float32Array | undefined, offline: Hits): Hits {
     const cfg = this.deps.config.discoveryEmbeddings;
     const vectors = this.endpointVectors;
-    if (!qv || !vectors || !cfg) return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
+    if (!qv || !vectors || !cfg) return hitsAtLeast(offline, QUERY_TUNING.minRelevance);
     return fuseRelevance(index, offline, qv, vectors.forSlots(index.endpoints, this.generation), cfg.weight);
   }
 
@@ -399,7 +399,7 @@ export class DiscoveryService {
     key: string,
     fresh: boolean,
     queryEmbedding: Float32Array | undefined,
-    offline: { generation: number; hits: RelevanceHit[] } | undefined,
+    offline: { generation: number; hits: Hits } | undefined,
     keep: boolean,
   ): CachedMatches {
     const cached = this.cachedMatches(key, fresh);
@@ -415,8 +415,8 @@ export class DiscoveryService {
       : matchQuery(snapshot.index, key);
     // Stored compactly (8 bytes a hit); the oldest entries go first when the budget is spent.
     const hits: CachedMatches = {
-      indices: Int32Array.from(found, (h) => h.index),
-      relevance: Float32Array.from(found, (h) => h.relevance),
+      indices: found.slots,
+      relevance: Float32Array.from(found.relevance),
       generation: this.generation,
       at: this.now(),
     };
@@ -427,13 +427,16 @@ export class DiscoveryService {
       this.cachedHits -= previous.indices.length;
     }
     for (const [oldKey, old] of this.matches) {
-      if (this.matches.size < CACHE_MAX_ENTRIES && this.cachedHits + found.length <= MATCH_CACHE_MAX_HITS)
+      if (
+        this.matches.size < CACHE_MAX_ENTRIES &&
+        this.cachedHits + found.slots.length <= MATCH_CACHE_MAX_HITS
+      )
         break;
       this.matches.delete(oldKey);
       this.cachedHits -= old.indices.length;
     }
     this.matches.set(key, hits);
-    this.cachedHits += found.length;
+    this.cachedHits += found.slots.length;
     return hits;
   }
 
@@ -482,20 +485,32 @@ export class DiscoveryService {
         : this.matchesFor(snapshot, key, req.fresh, queryEmbedding, offline, !degraded);
     const count = hits ? hits.indices.length : endpoints.length;
     const filtered = hasFilters(req.filters);
-    const passing: Ranked[] = [];
+    // What passes, as positions c (in `hits`, or slots without a query) with their order scores; objects
+    // are made for the page only (one per match was most of what a request left for the collector).
+    const slotAt = (c: number) => (hits ? (hits.indices[c] as number) : c);
+    // Filters alone: every endpoint passing them answers the request fully (relevance 1).
+    const relevanceAt = (c: number) => (hits ? (hits.relevance[c] as number) : 1);
+    const scores = new Float64Array(count);
+    const passing: number[] = [];
     for (let c = 0; c < count; c++) {
-      const i = hits ? (hits.indices[c] as number) : c;
+      const i = slotAt(c);
       // Filters alone walk every slot: a removed endpoint's slot is skipped (matches never hold one).
       if (alive[i] !== 1) continue;
-      const endpoint = endpoints[i] as IndexedEndpoint;
-      const quality = qualities[i] as QualityMetrics;
-      if (filtered && !passesFilters(endpoint, quality, req.filters)) continue;
-      // Filters alone: every endpoint passing them answers the request fully (relevance 1).
-      const relevance = hits ? (hits.relevance[c] as number) : 1;
-      const score = hits ? relevance * (boosts.withQuery[i] as number) : (boosts.filtersOnly[i] as number);
-      passing.push({ endpoint, quality, relevance, score, at: i });
+      if (
+        filtered &&
+        !passesFilters(endpoints[i] as IndexedEndpoint, qualities[i] as QualityMetrics, req.filters)
+      )
+        continue;
+      scores[c] = hits ? relevanceAt(c) * (boosts.withQuery[i] as number) : (boosts.filtersOnly[i] as number);
+      passing.push(c);
     }
-    const top = selectTop(passing, Math.max(req.limit, RANKED_CACHE_DEPTH), compareRanked);
+    const order = rankedOrder(scores, slotAt, endpoints, qualities);
+    const top: Ranked[] = selectTop(passing, Math.max(req.limit, RANKED_CACHE_DEPTH), order).map((c) => {
+      const at = slotAt(c);
+      const endpoint = endpoints[at] as IndexedEndpoint;
+      const quality = qualities[at] as QualityMetrics;
+      return { endpoint, quality, relevance: relevanceAt(c), score: scores[c] as number, at };
+    });
     // How well the first result answers the query, judged on the words asked (not on the order score).
     const best = top[0];
     const strength =
@@ -530,20 +545,29 @@ function normaliseQuery(query: string): string {
 /** `at`: the endpoint's position in the snapshot's index. */
 type Ranked = DiscoveredEndpoint & { score: number; at: number };
 
-/** Best first: order score, then cheaper, then more used, then a stable key. */
-function compareRanked(a: Ranked, b: Ranked) {
-  return (
-    b.score - a.score ||
-    (a.endpoint.priceCredits < b.endpoint.priceCredits
-      ? -1
-      : a.endpoint.priceCredits > b.endpoint.priceCredits
-        ? 1
-        : 0) ||
-    b.quality.totalCalls - a.quality.totalCalls ||
-    endpointKey(a.endpoint.providerId, a.endpoint.slug).localeCompare(
-      endpointKey(b.endpoint.providerId, b.endpoint.slug),
-    )
-  );
+/**
+ * Best first: order score, then cheaper, then more used, then a stable key. Compares positions of the
+ * passing matches (`slotAt` gives their slot); returns -1/0/1, never a difference of doubles (a heap
+ * number per call).
+ */
+function rankedOrder(
+  scores: Float64Array,
+  slotAt: (c: number) => number,
+  endpoints: IndexedEndpoint[],
+  qualities: QualityMetrics[],
+) {
+  return (a: number, b: number): number => {
+    const sa = scores[a] as number;
+    const sb = scores[b] as number;
+    if (sa !== sb) return sa > sb ? -1 : 1;
+    const ea = endpoints[slotAt(a)] as IndexedEndpoint;
+    const eb = endpoints[slotAt(b)] as IndexedEndpoint;
+    if (ea.priceCredits !== eb.priceCredits) return ea.priceCredits < eb.priceCredits ? -1 : 1;
+    const ca = (qualities[slotAt(a)] as QualityMetrics).totalCalls;
+    const cb = (qualities[slotAt(b)] as QualityMetrics).totalCalls;
+    if (ca !== cb) return ca > cb ? -1 : 1;
+    return endpointKey(ea.providerId, ea.slug).localeCompare(endpointKey(eb.providerId, eb.slug));
+  };
 }
 
 /** Map used as a small LRU: re-inserting moves a key to the end, the oldest goes first when full. */

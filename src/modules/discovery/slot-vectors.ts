@@ -4,7 +4,7 @@
 // vectors themselves are kept current by endpoint-vectors.ts.
 import { Int8Rows, type StoredVector } from './int8-rows.js';
 import { type MatchEvidence, matchStrength } from './ranking/match-quality.js';
-import { QUERY_TUNING, type RelevanceHit } from './ranking/query.js';
+import { type Hits, hitsAtLeast, QUERY_TUNING } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
 import type { IndexedEndpoint } from './ranking/types.js';
 
@@ -26,12 +26,15 @@ export const MEANING_BELOW_STRENGTH = 0.5;
  * `match_strength` of the best of `hits` (every candidate's words-only relevance); 0 without hits.
  * `evidenceOf(slot)`: the query's match evidence for a slot (the service memoises it for the request).
  */
-export function wordsStrength(hits: RelevanceHit[], evidenceOf: (slot: number) => MatchEvidence): number {
-  let top: RelevanceHit | undefined;
-  for (const h of hits)
-    if (!top || h.relevance > top.relevance || (h.relevance === top.relevance && h.index < top.index))
-      top = h;
-  return top ? matchStrength(top.relevance, evidenceOf(top.index)) : 0;
+export function wordsStrength(hits: Hits, evidenceOf: (slot: number) => MatchEvidence): number {
+  let top = -1;
+  for (let k = 0; k < hits.slots.length; k++) {
+    const r = hits.relevance[k] as number;
+    const best = hits.relevance[top] as number;
+    if (top < 0 || r > best || (r === best && (hits.slots[k] as number) < (hits.slots[top] as number)))
+      top = k;
+  }
+  return top < 0 ? 0 : matchStrength(hits.relevance[top] as number, evidenceOf(hits.slots[top] as number));
 }
 
 /**
@@ -113,19 +116,20 @@ function emptySlots(dims: number, capacity: number): SlotVectors {
  */
 export function fuseRelevance(
   index: SearchIndex,
-  offline: RelevanceHit[],
+  offline: Hits,
   query: Float32Array,
   vectors: SlotVectors,
   weight: number,
   allowed?: (i: number) => boolean,
-): RelevanceHit[] {
+): Hits {
   if (vectors.dims === 0 || query.length !== vectors.dims)
-    return offline.filter((h) => h.relevance >= QUERY_TUNING.minRelevance);
+    return hitsAtLeast(offline, QUERY_TUNING.minRelevance);
   const { alive } = index;
   const n = index.endpoints.length;
   // Dense per slot: a Map of every slot's score costs as much as the cosines.
   const relevance = new Float32Array(n);
-  for (const h of offline) relevance[h.index] = h.relevance;
+  for (let k = 0; k < offline.slots.length; k++)
+    relevance[offline.slots[k] as number] = offline.relevance[k] as number;
   let best = 0;
   const { dots, unit } = vectors.rows.dotAll(query);
   const { scales, has } = vectors;
@@ -138,10 +142,17 @@ export function fuseRelevance(
   }
   for (let i = 0; i < n; i++) if ((relevance[i] as number) > best) best = relevance[i] as number;
   const floor = Math.max(QUERY_TUNING.minRelevance, QUERY_TUNING.relativeFloor * best);
-  const out: RelevanceHit[] = [];
+  let kept = 0;
   for (let i = 0; i < n; i++) {
     const r = relevance[i] as number;
-    if (r >= floor && r > 0) out.push({ index: i, relevance: r });
+    if (r >= floor && r > 0) kept++;
+  }
+  const out: Hits = { slots: new Int32Array(kept), relevance: new Float64Array(kept) };
+  for (let i = 0, j = 0; i < n; i++) {
+    const r = relevance[i] as number;
+    if (!(r >= floor && r > 0)) continue;
+    out.slots[j] = i;
+    out.relevance[j++] = r;
   }
   return out;
 }
