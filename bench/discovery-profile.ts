@@ -14,7 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { type HeapProfiler, Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { matchEvidence } from '../src/modules/discovery/ranking/match-quality.js';
-import { hitList, matchQuery } from '../src/modules/discovery/ranking/query.js';
+import { bestHit, hitList, matchQuery } from '../src/modules/discovery/ranking/query.js';
 import { buildSearchIndex, replaceProviderEndpoints } from '../src/modules/discovery/ranking/search-index.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
 import { generateCatalogue, generateQueries } from './discovery-catalogue.js';
@@ -99,13 +99,7 @@ t = performance.now();
 for (const query of queries) {
   const q0 = performance.now();
   const hits = matchQuery(index, query);
-  let best = -1;
-  for (let k = 0; k < hits.slots.length; k++) {
-    const r = hits.relevance[k] as number;
-    const top = hits.relevance[best] as number;
-    if (best < 0 || r > top || (r === top && (hits.slots[k] as number) < (hits.slots[best] as number)))
-      best = k;
-  }
+  const best = bestHit(hits);
   const evidence = best >= 0 ? matchEvidence(index, query, hits.slots[best] as number) : undefined;
   times.push(performance.now() - q0);
   hitsTotal += hits.slots.length;

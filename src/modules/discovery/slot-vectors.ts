@@ -4,7 +4,7 @@
 // vectors themselves are kept current by endpoint-vectors.ts.
 import { Int8Rows, type StoredVector } from './int8-rows.js';
 import { type MatchEvidence, matchStrength } from './ranking/match-quality.js';
-import { type Hits, hitsAtLeast, QUERY_TUNING } from './ranking/query.js';
+import { bestHit, type Hits, hitsAtLeast, QUERY_TUNING } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
 import type { IndexedEndpoint } from './ranking/types.js';
 
@@ -27,13 +27,7 @@ export const MEANING_BELOW_STRENGTH = 0.5;
  * `evidenceOf(slot)`: the query's match evidence for a slot (the service memoises it for the request).
  */
 export function wordsStrength(hits: Hits, evidenceOf: (slot: number) => MatchEvidence): number {
-  let top = -1;
-  for (let k = 0; k < hits.slots.length; k++) {
-    const r = hits.relevance[k] as number;
-    const best = hits.relevance[top] as number;
-    if (top < 0 || r > best || (r === best && (hits.slots[k] as number) < (hits.slots[top] as number)))
-      top = k;
-  }
+  const top = bestHit(hits);
   return top < 0 ? 0 : matchStrength(hits.relevance[top] as number, evidenceOf(hits.slots[top] as number));
 }
 

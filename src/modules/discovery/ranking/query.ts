@@ -95,6 +95,18 @@ export function hitsAtLeast(hits: Hits, min: number): Hits {
   return out;
 }
 
+/** Position in `hits` of the most relevant hit (the lower slot of equals); -1 without hits. */
+export function bestHit(hits: Hits): number {
+  let top = -1;
+  for (let k = 0; k < hits.slots.length; k++) {
+    const r = hits.relevance[k] as number;
+    const best = hits.relevance[top] as number;
+    if (top < 0 || r > best || (r === best && (hits.slots[k] as number) < (hits.slots[top] as number)))
+      top = k;
+  }
+  return top;
+}
+
 /** The hits as objects, in the same order (evaluation and tests). */
 export function hitList(hits: Hits): RelevanceHit[] {
   return Array.from(hits.slots, (index, k) => ({ index, relevance: hits.relevance[k] as number }));
