@@ -1,6 +1,7 @@
 // Input refused at the edge, before any route or database sees it. PostgreSQL cannot store U+0000 in text
 // (it answers 22021/22P05, which used to surface as a 500), and no field of ours has a use for it: a NUL
-// byte anywhere in the URL (path ids, query) or in a string or key of the body is 400 SVC-VAL-001.
+// byte anywhere in the URL (path ids, query), in a header value (an Idempotency-Key is stored) or in a
+// string or key of the body is 400 SVC-VAL-001.
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/catalogue.js';
 
@@ -36,6 +37,10 @@ export function registerInputGuards(app: FastifyInstance) {
   app.addHook('onRequest', async (request) => {
     const url = request.url;
     if (url.includes('\u0000') || url.includes('%00')) throw nulError('url');
+    for (const [name, value] of Object.entries(request.headers)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (values.some((v) => v?.includes('\u0000'))) throw nulError(`header ${name}`);
+    }
   });
   app.addHook('preValidation', async (request) => {
     const where = findNul(request.body);

@@ -57,6 +57,41 @@ describe('NUL bytes', () => {
   }
 });
 
+describe('NUL bytes in headers', () => {
+  it('an Idempotency-Key holding one is 400 SVC-VAL-001, and nothing is credited', async () => {
+    const { accountId } = await t.createAccount();
+    const credit = (key: string) =>
+      t.inject({
+        method: 'POST',
+        url: `/v1/admin/accounts/${accountId}/credits`,
+        headers: { ...admin, 'idempotency-key': key },
+        payload: { amount_usdc: '1', description: 'top-up' },
+      });
+    const refused = await credit('\u0000');
+    expect(refused.statusCode, refused.body).toBe(400);
+    expect(refused.json().error).toMatchObject({
+      code: 'SVC-VAL-001',
+      message: 'header idempotency-key must not contain NUL bytes',
+    });
+    // The next credit is the account's first: balance 1 USDC after it, not 2.
+    const first = await credit('k-1');
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json().data.amountUsdc).toBe('1.000000');
+    expect(first.json().data.balanceAfter).toBe('1000000');
+  });
+
+  it('any header holding one is refused before authentication', async () => {
+    const res = await t.inject({
+      method: 'POST',
+      url: '/v1/execute/p/ok',
+      headers: { 'x-svc-api-key': apiKey, 'x-trace': 'a\u0000b' },
+      payload: {},
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error.code).toBe('SVC-VAL-001');
+  });
+});
+
 describe('path ids', () => {
   it('refuses ids outside the id alphabet by the route schema', async () => {
     for (const url of ['/v1/providers/a%20b', '/v1/providers/%E2%80%AE', '/v1/providers/..%2F..']) {
