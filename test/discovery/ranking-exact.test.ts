@@ -22,7 +22,7 @@ import {
 } from '../../src/modules/discovery/ranking/query.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
-import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
+import { dotAt, loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 
 const VOCABULARY = (
   'weather forecast rain temperature city translate sentence language invoice pdf convert text image resize ' +
@@ -162,12 +162,8 @@ describe('the pruned neighbour search', () => {
     for (const w of analyse(index, 'rainfall umbrella money transfer picture sound lawyer weather')) {
       const q = w.vector as Float32Array;
       const full = index.vectorVocab
-        .map((entry, row) => {
-          let sim = 0;
-          for (let d = 0; d < dims; d++)
-            sim += (q[d] as number) * (index.vocabVectors[row * dims + d] as number);
-          return { entry, sim };
-        })
+        // The same dot product as the ranking's (same order of additions), of every row.
+        .map((entry, row) => ({ entry, sim: dotAt(q, index.vocabVectors, row * dims) }))
         .filter(
           (n) =>
             n.sim >= QUERY_TUNING.softMinSimilarity && n.entry.stem !== w.stem && n.entry.docs.length > 0,

@@ -12,6 +12,7 @@ import {
 } from './search-index.js';
 import { contentWords, stem } from './text.js';
 import { correctToEnglish, correctTypo } from './typos.js';
+import { dotAt } from './vectors.js';
 
 /** Tunables, in one place so the benchmark can report what it ran with. */
 export const QUERY_TUNING = {
@@ -230,9 +231,7 @@ function scanRows(
     const entry = index.vectorVocab[row] as VocabEntry;
     // A stem no live endpoint uses any more keeps its row until the next full build: not a neighbour.
     if (!usable(entry)) continue;
-    let sim = 0;
-    const off = row * dims;
-    for (let d = 0; d < dims; d++) sim += (q[d] as number) * (vv[off + d] as number);
+    const sim = dotAt(q, vv, row * dims);
     if (sim < min) continue;
     found.offer(entry, sim);
     exact.push({ row, entry, sim });
@@ -430,9 +429,7 @@ export function matchQuery(
           cosineBounds ??= index.docRows.upperBounds(qv, 0, n);
           if ((cosineBounds[i] as number) + 1e-9 < need) continue;
         }
-        let cos = 0;
-        const off = i * dims;
-        for (let d = 0; d < dims; d++) cos += (qv[d] as number) * (dv[off + d] as number);
+        const cos = dotAt(qv, dv, i * dims);
         meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
       }
       const relevance = p + meaningMax * meaning + focusMax * focus;

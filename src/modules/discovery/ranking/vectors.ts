@@ -89,6 +89,28 @@ export function dot(a: Float32Array, b: Float32Array): number {
   return s;
 }
 
+/**
+ * The dot product of `a` with `b[off … off + a.length)`, summed in four interleaved running sums: their
+ * additions do not wait for each other, so the loop runs ~2–3× faster than with one running sum (whose
+ * every addition waits for the one before). The result may differ from a single sum in the last bit.
+ */
+export function dotAt(a: Float32Array, b: Float32Array, off: number): number {
+  const n = a.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = 0;
+  for (; d + 3 < n; d += 4) {
+    s0 += (a[d] as number) * (b[off + d] as number);
+    s1 += (a[d + 1] as number) * (b[off + d + 1] as number);
+    s2 += (a[d + 2] as number) * (b[off + d + 2] as number);
+    s3 += (a[d + 3] as number) * (b[off + d + 3] as number);
+  }
+  for (; d < n; d++) s0 += (a[d] as number) * (b[off + d] as number);
+  return s0 + s1 + (s2 + s3);
+}
+
 /** Scales a vector to unit length in place (a zero vector stays zero). */
 export function normalise(v: Float32Array): Float32Array {
   const n = Math.sqrt(dot(v, v));
