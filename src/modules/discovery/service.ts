@@ -8,9 +8,10 @@
 // minutes, quality metrics 1 minute, ranked pages until either changes.
 import type { AppDeps } from '../../deps.js';
 import { EndpointVectors } from './endpoint-vectors.js';
-import { type DiscoveryFilters, hasFilters, passesFilters } from './ranking/filters.js';
+import type { DiscoveryFilters } from './ranking/filters.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
+import { rankPage } from './ranking/page.js';
 import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
 import {
   buildSearchIndexAsync,
@@ -18,7 +19,6 @@ import {
   type SearchIndex,
   vectorDrift,
 } from './ranking/search-index.js';
-import { selectTop } from './ranking/top.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
 import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
 import { RankingTurns } from './ranking-turns.js';
@@ -478,38 +478,18 @@ export class DiscoveryService {
       return { ...cached, results: cached.results.slice(0, req.limit) };
     }
 
-    const { endpoints, alive } = index;
     const hits =
       key === undefined
         ? undefined
         : this.matchesFor(snapshot, key, req.fresh, queryEmbedding, offline, !degraded);
-    const count = hits ? hits.indices.length : endpoints.length;
-    const filtered = hasFilters(req.filters);
-    // What passes, as positions c (in `hits`, or slots without a query) with their order scores; objects
-    // are made for the page only (one per match was most of what a request left for the collector).
-    const slotAt = (c: number) => (hits ? (hits.indices[c] as number) : c);
-    // Filters alone: every endpoint passing them answers the request fully (relevance 1).
-    const relevanceAt = (c: number) => (hits ? (hits.relevance[c] as number) : 1);
-    const scores = new Float64Array(count);
-    const passing: number[] = [];
-    for (let c = 0; c < count; c++) {
-      const i = slotAt(c);
-      // Filters alone walk every slot: a removed endpoint's slot is skipped (matches never hold one).
-      if (alive[i] !== 1) continue;
-      if (
-        filtered &&
-        !passesFilters(endpoints[i] as IndexedEndpoint, qualities[i] as QualityMetrics, req.filters)
-      )
-        continue;
-      scores[c] = hits ? relevanceAt(c) * (boosts.withQuery[i] as number) : (boosts.filtersOnly[i] as number);
-      passing.push(c);
-    }
-    const order = rankedOrder(scores, slotAt, endpoints, qualities);
-    const top: Ranked[] = selectTop(passing, Math.max(req.limit, RANKED_CACHE_DEPTH), order).map((c) => {
-      const at = slotAt(c);
-      const endpoint = endpoints[at] as IndexedEndpoint;
-      const quality = qualities[at] as QualityMetrics;
-      return { endpoint, quality, relevance: relevanceAt(c), score: scores[c] as number, at };
+    const { top, total } = rankPage({
+      endpoints: index.endpoints,
+      alive: index.alive,
+      qualities,
+      boosts,
+      matches: hits,
+      filters: req.filters,
+      depth: Math.max(req.limit, RANKED_CACHE_DEPTH),
     });
     // How well the first result answers the query, judged on the words asked (not on the order score).
     const best = top[0];
@@ -519,7 +499,7 @@ export class DiscoveryService {
         : best
           ? matchStrength(best.relevance, evidenceOf(index, best.at))
           : 0;
-    const found: Discovered = { results: top, total: passing.length, strength };
+    const found: Discovered = { results: top, total, strength };
     if (!degraded) remember(this.ranked, rankedKey, found);
     return { ...found, results: top.slice(0, req.limit) };
   }
@@ -540,34 +520,6 @@ function evidenceMemo(query: string | undefined) {
 
 function normaliseQuery(query: string): string {
   return query.trim().toLowerCase().replace(/\s+/g, ' ');
-}
-
-/** `at`: the endpoint's position in the snapshot's index. */
-type Ranked = DiscoveredEndpoint & { score: number; at: number };
-
-/**
- * Best first: order score, then cheaper, then more used, then a stable key. Compares positions of the
- * passing matches (`slotAt` gives their slot); returns -1/0/1, never a difference of doubles (a heap
- * number per call).
- */
-function rankedOrder(
-  scores: Float64Array,
-  slotAt: (c: number) => number,
-  endpoints: IndexedEndpoint[],
-  qualities: QualityMetrics[],
-) {
-  return (a: number, b: number): number => {
-    const sa = scores[a] as number;
-    const sb = scores[b] as number;
-    if (sa !== sb) return sa > sb ? -1 : 1;
-    const ea = endpoints[slotAt(a)] as IndexedEndpoint;
-    const eb = endpoints[slotAt(b)] as IndexedEndpoint;
-    if (ea.priceCredits !== eb.priceCredits) return ea.priceCredits < eb.priceCredits ? -1 : 1;
-    const ca = (qualities[slotAt(a)] as QualityMetrics).totalCalls;
-    const cb = (qualities[slotAt(b)] as QualityMetrics).totalCalls;
-    if (ca !== cb) return ca > cb ? -1 : 1;
-    return endpointKey(ea.providerId, ea.slug).localeCompare(endpointKey(eb.providerId, eb.slug));
-  };
 }
 
 /** Map used as a small LRU: re-inserting moves a key to the end, the oldest goes first when full. */
