@@ -4,7 +4,7 @@
 // vectors themselves are kept current by endpoint-vectors.ts.
 import { Int8Rows, type StoredVector } from './int8-rows.js';
 import { type MatchEvidence, matchStrength } from './ranking/match-quality.js';
-import { bestHit, type Hits, hitsAtLeast, QUERY_TUNING } from './ranking/query.js';
+import { bestHit, collectHits, type Hits, hitsAtLeast, QUERY_TUNING } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
 import type { IndexedEndpoint } from './ranking/types.js';
 
@@ -136,17 +136,11 @@ export function fuseRelevance(
   }
   for (let i = 0; i < n; i++) if ((relevance[i] as number) > best) best = relevance[i] as number;
   const floor = Math.max(QUERY_TUNING.minRelevance, QUERY_TUNING.relativeFloor * best);
-  let kept = 0;
-  for (let i = 0; i < n; i++) {
-    const r = relevance[i] as number;
-    if (r >= floor && r > 0) kept++;
-  }
-  const out: Hits = { slots: new Int32Array(kept), relevance: new Float64Array(kept) };
-  for (let i = 0, j = 0; i < n; i++) {
-    const r = relevance[i] as number;
-    if (!(r >= floor && r > 0)) continue;
-    out.slots[j] = i;
-    out.relevance[j++] = r;
-  }
-  return out;
+  // Zero is never a match (a slot no vector and no word reached).
+  return collectHits(
+    n,
+    (i) => i,
+    (i) => relevance[i] as number,
+    Math.max(floor, Number.MIN_VALUE),
+  );
 }

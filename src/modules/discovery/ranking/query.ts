@@ -81,19 +81,36 @@ export interface Hits {
 
 export const NO_HITS: Hits = { slots: new Int32Array(0), relevance: new Float64Array(0) };
 
+/**
+ * Hits from `count` scored positions: position k (slot `slotAt(k)`, relevance `relevanceAt(k)`) is kept
+ * when its relevance is at least `floor`; order is kept. Counted first, so the arrays are exact.
+ */
+export function collectHits(
+  count: number,
+  slotAt: (k: number) => number,
+  relevanceAt: (k: number) => number,
+  floor: number,
+): Hits {
+  let kept = 0;
+  for (let k = 0; k < count; k++) if (relevanceAt(k) >= floor) kept++;
+  const hits: Hits = { slots: new Int32Array(kept), relevance: new Float64Array(kept) };
+  for (let k = 0, j = 0; k < count; k++) {
+    const relevance = relevanceAt(k);
+    if (relevance < floor) continue;
+    hits.slots[j] = slotAt(k);
+    hits.relevance[j++] = relevance;
+  }
+  return hits;
+}
+
 /** The hits whose relevance is at least `min`, in the same order. */
 export function hitsAtLeast(hits: Hits, min: number): Hits {
-  let kept = 0;
-  for (const r of hits.relevance) if (r >= min) kept++;
-  if (kept === hits.slots.length) return hits;
-  const out: Hits = { slots: new Int32Array(kept), relevance: new Float64Array(kept) };
-  for (let k = 0, j = 0; k < hits.slots.length; k++) {
-    const r = hits.relevance[k] as number;
-    if (r < min) continue;
-    out.slots[j] = hits.slots[k] as number;
-    out.relevance[j++] = r;
-  }
-  return out;
+  return collectHits(
+    hits.slots.length,
+    (k) => hits.slots[k] as number,
+    (k) => hits.relevance[k] as number,
+    min,
+  );
 }
 
 /** Position in `hits` of the most relevant hit (the lower slot of equals); -1 without hits. */
@@ -439,16 +456,12 @@ export function matchQuery(
       scored++;
     }
     const floor = Math.max(minRelevance, t.relativeFloor * best, Number.MIN_VALUE);
-    let kept = 0;
-    for (let k = 0; k < scored; k++) if ((scoredRelevance[k] as number) >= floor) kept++;
-    const hits: Hits = { slots: new Int32Array(kept), relevance: new Float64Array(kept) };
-    for (let k = 0, j = 0; k < scored; k++) {
-      const relevance = scoredRelevance[k] as number;
-      if (relevance < floor) continue;
-      hits.slots[j] = scoredAt[k] as number;
-      hits.relevance[j++] = relevance;
-    }
-    return hits;
+    return collectHits(
+      scored,
+      (k) => scoredAt[k] as number,
+      (k) => scoredRelevance[k] as number,
+      floor,
+    );
   } finally {
     isCandidate.fill(0, 0, n);
     lexical.fill(0, 0, n);
