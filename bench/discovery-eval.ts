@@ -6,7 +6,8 @@
 // at, never tuned on) and the fresh ones of bench/discovery-fresh-queries.json (written later, by someone
 // who had read neither the ranking code nor any result, to measure rules designed after reading the
 // extra set's misses). Also calibrates and checks the no-answer flag (`meta.match_quality`) under the same
-// protocol, compares no-answer detectors (single features, logistic regression trained on folds), and
+// protocol, compares no-answer detectors (single features, logistic regression trained on folds, and
+// trained with near-miss examples: answerable queries asked of the catalogue without their answers), and
 // ranks fixed configurations on the dev catalogue written differently (stress table).
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
 // --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable queries the shipped rule may flag).
@@ -16,7 +17,11 @@ import MiniSearch from 'minisearch';
 import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
 import { quantise } from '../src/modules/discovery/int8-rows.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
-import { matchEvidence, matchStrength } from '../src/modules/discovery/ranking/match-quality.js';
+import {
+  matchEvidence,
+  matchStrength,
+  WEAK_MATCH_BELOW,
+} from '../src/modules/discovery/ranking/match-quality.js';
 import { hitList, matchQuery, QUERY_TUNING, scoreQuery } from '../src/modules/discovery/ranking/query.js';
 import {
   buildSearchIndex,
@@ -69,12 +74,25 @@ const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);
 const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;
+const devEndpoints = new Set(endpoints);
+/** The dev endpoint behind slot i of an index: the endpoint itself in a catalogue with endpoints left
+ *  out (near-miss examples), the original of a rewritten one (the stress catalogues keep the order). */
+const devEndpointAt = (ix: SearchIndex, i: number): IndexedEndpoint => {
+  const e = ix.endpoints[i];
+  return e && devEndpoints.has(e) ? e : (endpoints[i] as IndexedEndpoint);
+};
+const keyAt = (ix: SearchIndex, i: number) => {
+  const e = devEndpointAt(ix, i);
+  return `${e.providerId}/${e.slug}`;
+};
 const answerable = (q: DevQuery) => Object.keys(q.relevant).length > 0;
 
 interface Ranking {
   ranked: string[];
   /** Score in [0, 1] that is high when the best match answers the query (for the no-answer flag). */
   strength: number | undefined;
+  /** The first result and the runner-up's relevance (for the no-answer features). */
+  best?: { ix: SearchIndex; slot: number; relevance: number; second: number };
 }
 type Ranker = (q: DevQuery) => Ranking;
 
@@ -96,21 +114,30 @@ function metricsOf(ranker: Ranker, queries: DevQuery[]): Metrics {
   return { ndcg: m.ndcg / m.n, recall: m.recall / m.n, mrr: m.mrr / m.n, n: m.n };
 }
 
-const allowedFor = (q: DevQuery) => {
+const allowedFor = (q: DevQuery, ix = index) => {
   const filters = devFilters(q.filters);
-  return (i: number) => passesFilters(endpoints[i] as IndexedEndpoint, NO_CALLS_QUALITY, filters);
+  return (i: number) => passesFilters(devEndpointAt(ix, i), NO_CALLS_QUALITY, filters);
 };
 
 /** Today's ranking (the service's pure ranking functions) with the current QUERY_TUNING. */
 const rankerOn =
   (ix: SearchIndex): Ranker =>
   (q) => {
-    const hits = scoreQuery(ix, q.query, allowedFor(q));
-    const top = hits[0];
-    const strength = top ? strengthOf(ix, q.query, top.index, top.relevance) : 0;
-    return { ranked: hits.map((h) => keyOf(h.index)), strength };
+    const hits = scoreQuery(ix, q.query, allowedFor(q, ix));
+    return rankingOf(ix, q, hits);
   };
 const ours = rankerOn(index);
+
+/** A ranking from hits in relevance order, with the strength of the first. */
+function rankingOf(ix: SearchIndex, q: DevQuery, hits: Array<{ index: number; relevance: number }>): Ranking {
+  const top = hits[0];
+  if (!top) return { ranked: [], strength: 0 };
+  return {
+    ranked: hits.map((h) => keyAt(ix, h.index)),
+    strength: strengthOf(ix, q.query, top.index, top.relevance),
+    best: { ix, slot: top.index, relevance: top.relevance, second: hits[1]?.relevance ?? 0 },
+  };
+}
 
 /** An index built with other field weights (they shape soft coverage and the mean vectors). */
 function indexWithFieldWeights(weights: Partial<typeof FIELD_WEIGHTS>, catalogue = endpoints): SearchIndex {
@@ -397,7 +424,7 @@ const fusion = { weight: 0.4 };
 const fusedOn =
   (ix: SearchIndex, slots: SlotVectors): Ranker =>
   (q) => {
-    const allowed = allowedFor(q);
+    const allowed = allowedFor(q, ix);
     const qv = queryVectors.get(q.query) as Float32Array;
     const fusedHits = fuseRelevance(
       ix,
@@ -408,9 +435,7 @@ const fusedOn =
       allowed,
     );
     const hits = hitList(fusedHits).sort((a, b) => b.relevance - a.relevance || a.index - b.index);
-    const top = hits[0];
-    const strength = top ? strengthOf(ix, q.query, top.index, top.relevance) : 0;
-    return { ranked: hits.map((h) => keyOf(h.index)), strength };
+    return rankingOf(ix, q, hits);
   };
 const fused = fusedOn(index, devSlots);
 /** How many rankings of a gated system skipped the encoder (printed per system). */
@@ -568,6 +593,7 @@ function featuresOf(q: DevQuery): NoAnswerFeatures {
     unknown: ev?.unknown ?? 1,
     gap: r1 > 0 ? (r1 - r2) / r1 : 0,
     meaning: ev?.meaning ?? 0,
+    lead: ev?.lead ?? 0,
   };
   featureMemo.set(key, f);
   return f;
@@ -629,7 +655,7 @@ const single =
   (name: keyof NoAnswerFeatures, higherIsAnswer = true): Detector =>
   () =>
   (f) =>
-    higherIsAnswer ? f[name] : 1 - f[name];
+    higherIsAnswer ? (f[name] ?? 0) : 1 - (f[name] ?? 0);
 const logistic =
   (names: Array<keyof NoAnswerFeatures>, lambda: number): Detector =>
   (train) => {
@@ -675,6 +701,194 @@ for (const d of detectors) {
   const pooled = detectorCV(d.detector, idFolds, [...devQueries, ...extraQueries]);
   console.log(
     `  ${d.name}: ${parts.join(', ')}; ${heldOut.join('; ')}; pooled dev+extra CV ${pooled.noAnswer}/${pooled.noAnswerTotal} (false ${pooled.answerable}/${pooled.answerableTotal})`,
+  );
+}
+
+// ---- Seventh round: near-miss examples for the no-answer flag (docs/discovery.md). An answerable query
+// asked of the catalogue without the endpoints labelled as answering it has no right answer there, and
+// its closest matches are the next thing over — the kind of no-answer query the flag misses ("book a
+// flight" answered by flight weather). Every answerable query gives one, so a detector sees ~170 examples
+// of "nothing fits" instead of 15. Features are those of the shipped (gated) ranking, as the service
+// computes `match_strength`.
+const NEAR_MISS_FEATURES: Array<keyof NoAnswerFeatures> = [...FEATURE_NAMES, 'lead'];
+const shippedOn = (ix: SearchIndex, slots: SlotVectors) =>
+  gated(MEANING_BELOW_STRENGTH, ix, rankerOn(ix), withWeight(0.4, fusedOn(ix, slots)));
+const shippedRanker = shippedOn(index, devSlots);
+function rankingFeatures(q: DevQuery, r: Ranking): NoAnswerFeatures {
+  const b = r.best;
+  if (!b)
+    return { relevance: 0, strength: 0, coverage: 0, uncovered: 1, unknown: 1, gap: 0, meaning: 0, lead: 0 };
+  const ev = matchEvidence(b.ix, q.query, b.slot);
+  return {
+    relevance: b.relevance,
+    strength: matchStrength(b.relevance, ev),
+    coverage: ev.coverage,
+    uncovered: ev.uncovered,
+    unknown: ev.unknown,
+    gap: b.relevance > 0 ? (b.relevance - b.second) / b.relevance : 0,
+    meaning: ev.meaning,
+    lead: ev.lead,
+    sentence: sentenceCosine(q, b.ix.endpoints[b.slot]),
+  };
+}
+function sentenceCosine(q: DevQuery, e: IndexedEndpoint | undefined): number {
+  const qv = queryVectors.get(q.query);
+  const ev = e && endpointVectors.get(e);
+  if (!qv || !ev) return 0;
+  let dot = 0;
+  let norm = 0;
+  for (let d = 0; d < qv.length; d++) {
+    const x = (ev.q[d] as number) * ev.scale;
+    dot += (qv[d] as number) * x;
+    norm += x * x;
+  }
+  return norm > 0 ? dot / Math.sqrt(norm) : 0;
+}
+const realMemo = new Map<DevQuery, Example>();
+const realExample = (q: DevQuery): Example => {
+  let e = realMemo.get(q);
+  if (!e) {
+    e = { features: rankingFeatures(q, shippedRanker(q)), noAnswer: !answerable(q) };
+    realMemo.set(q, e);
+  }
+  return e;
+};
+const nearMissMemo = new Map<DevQuery, Example>();
+/** The query asked of the catalogue without every endpoint labelled relevant to it (any grade). */
+function nearMissExample(q: DevQuery): Example {
+  const memo = nearMissMemo.get(q);
+  if (memo) return memo;
+  const removed = new Set(Object.keys(q.relevant));
+  const ix = buildSearchIndex(
+    endpoints.filter((e) => !removed.has(`${e.providerId}/${e.slug}`)),
+    vectors,
+  );
+  const slots = slotVectors(ix.endpoints, (e) => endpointVectors.get(e), 0);
+  const example = { features: rankingFeatures(q, shippedOn(ix, slots)(q)), noAnswer: true };
+  nearMissMemo.set(q, example);
+  return example;
+}
+/** Training examples: every query as asked, and a near-miss example of each answerable one. */
+const withNearMisses = (queries: DevQuery[]) => [
+  ...queries.map(realExample),
+  ...queries.filter(answerable).map(nearMissExample),
+];
+
+interface Flagger {
+  name: string;
+  /** Trained on examples; returns the score (flag when below) and its threshold. */
+  fit: (train: Example[]) => { score: (f: NoAnswerFeatures) => number; threshold: number };
+}
+const calibrated =
+  (detector: Detector, maxFalse: number): Flagger['fit'] =>
+  (train) => {
+    const score = detector(train);
+    const threshold = calibrate(
+      train.map((e) => ({ strength: score(e.features), answerable: !e.noAnswer })),
+      maxFalse,
+    );
+    return { score, threshold };
+  };
+const flaggers: Flagger[] = [
+  {
+    name: `shipped: match_strength < ${WEAK_MATCH_BELOW}`,
+    fit: () => ({ score: (f) => f.strength, threshold: WEAK_MATCH_BELOW }),
+  },
+  ...[0.025, 0.05].flatMap((maxFalse) => [
+    {
+      name: `match_strength, threshold at ≤ ${maxFalse * 100} %`,
+      fit: calibrated(single('strength'), maxFalse),
+    },
+    ...[0.1, 1].map((lambda) => ({
+      name: `logistic, ${NEAR_MISS_FEATURES.length} features, L2 ${lambda}, ≤ ${maxFalse * 100} %`,
+      fit: calibrated(logistic(NEAR_MISS_FEATURES, lambda), maxFalse),
+    })),
+    {
+      name: `sentence cosine alone, ≤ ${maxFalse * 100} %`,
+      fit: calibrated(single('sentence'), maxFalse),
+    },
+    {
+      name: `logistic, ${NEAR_MISS_FEATURES.length} features + sentence cosine, L2 1, ≤ ${maxFalse * 100} %`,
+      fit: calibrated(logistic([...NEAR_MISS_FEATURES, 'sentence'], 1), maxFalse),
+    },
+    {
+      name: `logistic, strength + sentence cosine, L2 1, ≤ ${maxFalse * 100} %`,
+      fit: calibrated(logistic(['strength', 'sentence'], 1), maxFalse),
+    },
+    {
+      name: `logistic, strength + unknown + lead, L2 1, ≤ ${maxFalse * 100} %`,
+      fit: calibrated(logistic(['strength', 'unknown', 'lead'], 1), maxFalse),
+    },
+  ]),
+];
+
+interface Tally {
+  noAnswer: number;
+  noAnswerTotal: number;
+  falseFlags: number;
+  answerableTotal: number;
+  nearMiss: number;
+  nearMissTotal: number;
+}
+const emptyTally = (): Tally => ({
+  noAnswer: 0,
+  noAnswerTotal: 0,
+  falseFlags: 0,
+  answerableTotal: 0,
+  nearMiss: 0,
+  nearMissTotal: 0,
+});
+/** Trains on `train` (with their near misses) and counts the flags on `test` (and its near misses). */
+function tallyFlags(flagger: Flagger, train: DevQuery[], test: DevQuery[], into = emptyTally()): Tally {
+  const { score, threshold } = flagger.fit(withNearMisses(train));
+  for (const q of test) {
+    const flagged = score(realExample(q).features) < threshold;
+    if (answerable(q)) {
+      into.answerableTotal++;
+      if (flagged) into.falseFlags++;
+      into.nearMissTotal++;
+      if (score(nearMissExample(q).features) < threshold) into.nearMiss++;
+    } else {
+      into.noAnswerTotal++;
+      if (flagged) into.noAnswer++;
+    }
+    if (verbose && flagged !== !answerable(q))
+      console.log(
+        `    ${flagger.name}: ${answerable(q) ? 'answerable flagged' : 'no-answer missed'}: ${q.id} ${q.query}`,
+      );
+  }
+  return into;
+}
+const tallyText = (t: Tally) =>
+  `${t.noAnswer}/${t.noAnswerTotal} (false ${t.falseFlags}/${t.answerableTotal}, near miss ${t.nearMiss}/${t.nearMissTotal})`;
+const readSets = [
+  { name: 'dev', queries: devQueries },
+  ...heldOutSets.filter((set) => set.name !== 'reserve'),
+];
+const reserveSet = heldOutSets.find((set) => set.name === 'reserve');
+console.log(
+  '\nno-answer flag trained with near-miss examples (seventh round): no-answer flagged (answerable flagged, near-miss examples flagged)',
+);
+for (const flagger of flaggers) {
+  const cv = emptyTally();
+  idFolds(devQueries).forEach((test, f, parts) => {
+    tallyFlags(flagger, parts.filter((_, g) => g !== f).flat(), test, cv);
+  });
+  const leaveOut = readSets.map((held) => {
+    const train = readSets.filter((set) => set !== held).flatMap((set) => set.queries);
+    return `${held.name} ${tallyText(tallyFlags(flagger, train, held.queries))}`;
+  });
+  const reserve = reserveSet
+    ? `; reserve, trained on all read sets: ${tallyText(
+        tallyFlags(
+          flagger,
+          readSets.flatMap((set) => set.queries),
+          reserveSet.queries,
+        ),
+      )}`
+    : '';
+  console.log(
+    `  ${flagger.name}\n    dev CV by id ${tallyText(cv)}\n    each read set left out, trained on the others: ${leaveOut.join('; ')}${reserve}`,
   );
 }
 

@@ -18,6 +18,10 @@ export interface NoAnswerFeatures {
   gap: number;
   /** Cosine of the asked words' mean vector with the first result's. */
   meaning: number;
+  /** Credit the first result gives the ask the query starts with (1 when it starts with no ask). */
+  lead: number;
+  /** Sentence encoder: cosine of the query's vector with the first result's (seventh round only). */
+  sentence?: number;
 }
 
 export const FEATURE_NAMES: Array<keyof NoAnswerFeatures> = [
@@ -57,7 +61,7 @@ export function fitLogistic(
   lambda = 1,
 ): LogisticModel {
   const d = names.length;
-  const raw = train.map((e) => names.map((n) => e.features[n]));
+  const raw = train.map((e) => names.map((n) => e.features[n] ?? 0));
   const mean = names.map((_, j) => raw.reduce((s, x) => s + (x[j] as number), 0) / raw.length);
   const scale = names.map((_, j) => {
     const v = raw.reduce((s, x) => s + ((x[j] as number) - (mean[j] as number)) ** 2, 0) / raw.length;
@@ -91,7 +95,8 @@ export function fitLogistic(
 export function noAnswerScore(model: LogisticModel, f: NoAnswerFeatures): number {
   let z = model.bias;
   model.names.forEach((n, j) => {
-    z += (model.weights[j] as number) * ((f[n] - (model.mean[j] as number)) / (model.scale[j] as number));
+    z +=
+      (model.weights[j] as number) * (((f[n] ?? 0) - (model.mean[j] as number)) / (model.scale[j] as number));
   });
   return sigmoid(z);
 }
