@@ -119,6 +119,36 @@ describe('the encoder thread under concurrent queries', () => {
   });
 });
 
+describe('the two engines that run the model', () => {
+  it("ONNX Runtime (shipped) gives the vectors TensorFlow.js (the packages' own runtime) gives", async () => {
+    const texts = [
+      'do I need an umbrella today',
+      'x',
+      'Send an SMS — “café” 東京 🚀, 3×faster!',
+      // Over 128 sentencepiece tokens: the model reads the first 128.
+      'Current temperature and wind for a city. Tags: weather, current. Provider: cloudvane (weather) '.repeat(
+        8,
+      ),
+    ];
+    const onnx = new LocalSentenceEncoder();
+    const tensorflow = new LocalSentenceEncoder({ engine: 'tensorflow' });
+    try {
+      const [a, b] = await Promise.all([onnx.encode(texts, true), tensorflow.encode(texts, true)]);
+      expect(onnx.engine).toMatch(/^onnxruntime-node /);
+      expect(tensorflow.engine).toMatch(/^tensorflow\.js/);
+      texts.forEach((_, i) => {
+        const x = a[i] as Float32Array;
+        const y = b[i] as Float32Array;
+        expect(x).toHaveLength(512);
+        expect(Math.max(...x.map((v, d) => Math.abs(v - (y[d] as number))))).toBeLessThan(1e-5);
+      });
+    } finally {
+      await onnx.close();
+      await tensorflow.close();
+    }
+  });
+});
+
 describe('a worker that stops answering', () => {
   it('fails the batch at its deadline and every queued one with it, then rests before a new worker', async () => {
     const encoder = new LocalSentenceEncoder({

