@@ -28,8 +28,8 @@ interface Job {
   reject: (err: Error) => void;
 }
 
-/** Queries waiting together go to the worker as one batch: a batch of 16 costs about a third per text of
- *  one text alone, so concurrent queries no longer queue one model run each. */
+/** Queries waiting together go to the worker as one batch: one message each way instead of one per query
+ *  (on the TensorFlow.js fallback a batch of 16 also costs about a third per text of one text alone). */
 const URGENT_BATCH_TEXTS = 32;
 type WorkerAnswer =
   | { id: number; dims: number; vectors: Float32Array; engine: string }
@@ -37,7 +37,8 @@ type WorkerAnswer =
 
 /** After the worker fails to start, dies or hangs, wait this long before starting another. */
 const RESTART_AFTER_MS = 30_000;
-/** A batch takes well under a second (16 catalogue texts ~0.5 s); a worker silent this long is stuck. */
+/** A batch takes well under a second (16 catalogue texts ~70 ms, ~0.5 s on the fallback); a worker
+ *  silent this long is stuck. */
 const BATCH_DEADLINE_MS = 30_000;
 
 export interface LocalEncoderOptions {
@@ -49,7 +50,8 @@ export interface LocalEncoderOptions {
 }
 
 /**
- * The shipped encoder, in a worker thread so that encoding (~5–15 ms of CPU a text) never blocks the
+ * The shipped encoder, in a worker thread so that encoding (~1–5 ms of CPU a text on ONNX Runtime, 7–30 on
+ * the TensorFlow.js fallback; encoder-worker.mjs) never blocks the
  * event loop. One batch at a time goes to the worker: the queries waiting (all of them together, up to
  * URGENT_BATCH_TEXTS) before catalogue work, so a query waits for at most one catalogue batch. The
  * worker (and its ~30 MB model) starts with the first job and stops with `close()`; it does not keep the
