@@ -50,10 +50,10 @@ export interface LocalEncoderOptions {
 }
 
 /**
- * The shipped encoder, in a worker thread so that encoding (~1–5 ms of CPU a text on ONNX Runtime, 7–30 on
- * the TensorFlow.js fallback; encoder-worker.mjs) never blocks the
- * event loop. One batch at a time goes to the worker: the queries waiting (all of them together, up to
- * URGENT_BATCH_TEXTS) before catalogue work, so a query waits for at most one catalogue batch. The
+ * The shipped encoder, in a worker thread so that encoding (~1–5 ms of CPU a text on ONNX Runtime, 7–30 ms
+ * on the TensorFlow.js fallback; encoder-worker.mjs) never blocks the event loop. One batch at a time
+ * goes to the worker: the queries waiting (all of them together, up to URGENT_BATCH_TEXTS) before
+ * catalogue work, so a query waits for at most one catalogue batch. The
  * worker (and its ~30 MB model) starts with the first job and stops with `close()`; it does not keep the
  * process alive. A batch unanswered for BATCH_DEADLINE_MS ends the worker as failed.
  */
