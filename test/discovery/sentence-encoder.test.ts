@@ -149,6 +149,27 @@ describe('the two engines that run the model', () => {
   });
 });
 
+describe('where ONNX Runtime cannot load', () => {
+  it('the worker runs the model on TensorFlow.js instead, with the same vectors', async () => {
+    const fallback = new LocalSentenceEncoder({ onnxRuntime: 'onnxruntime-node-not-installed' });
+    const shipped = new LocalSentenceEncoder();
+    try {
+      const [[a], [b]] = await Promise.all([
+        fallback.encode(['send money abroad'], true),
+        shipped.encode(['send money abroad'], true),
+      ]);
+      expect(fallback.engine).toMatch(/^tensorflow\.js/);
+      expect(shipped.engine).toMatch(/^onnxruntime-node /);
+      const x = a as Float32Array;
+      const y = b as Float32Array;
+      expect(Math.max(...x.map((v, d) => Math.abs(v - (y[d] as number))))).toBeLessThan(1e-5);
+    } finally {
+      await fallback.close();
+      await shipped.close();
+    }
+  });
+});
+
 describe('a worker that stops answering', () => {
   it('fails the batch at its deadline and every queued one with it, then rests before a new worker', async () => {
     const encoder = new LocalSentenceEncoder({

@@ -28,11 +28,12 @@ async function loadTensorFlowEncoder() {
   };
 }
 
-// `engine: 'tensorflow'` forces the fallback (tests compare the two engines).
+// workerData (tests): `engine: 'tensorflow'` forces the fallback; `onnxRuntime` names another package
+// to load in place of onnxruntime-node (one that is not installed shows the fallback taking over).
 const encoder =
   workerData?.engine === 'tensorflow'
     ? loadTensorFlowEncoder()
-    : loadOnnxEncoder().catch(() => loadTensorFlowEncoder());
+    : loadOnnxEncoder(workerData?.onnxRuntime).catch(() => loadTensorFlowEncoder());
 // An unhandled rejection would end the worker before the first message could report it.
 encoder.catch(() => {});
 

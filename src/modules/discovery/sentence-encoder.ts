@@ -47,6 +47,8 @@ export interface LocalEncoderOptions {
   batchDeadlineMs?: number;
   /** 'tensorflow' runs the model on TensorFlow.js, the fallback where ONNX Runtime cannot load. */
   engine?: 'tensorflow';
+  /** The package loaded as ONNX Runtime (default onnxruntime-node); tests name a missing one. */
+  onnxRuntime?: string;
 }
 
 /**
@@ -70,14 +72,14 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   /** The current worker has answered once (its model is loaded). */
   private answered = false;
   private readonly batchDeadlineMs: number;
-  private readonly forceEngine: LocalEncoderOptions['engine'];
+  private readonly workerData: Pick<LocalEncoderOptions, 'engine' | 'onnxRuntime'>;
   /** What runs the model, once the worker has answered ("onnxruntime-node …" or TensorFlow.js). */
   engine: string | undefined;
 
   constructor(options: LocalEncoderOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./encoder-worker.mjs', import.meta.url);
     this.batchDeadlineMs = options.batchDeadlineMs ?? BATCH_DEADLINE_MS;
-    this.forceEngine = options.engine;
+    this.workerData = { engine: options.engine, onnxRuntime: options.onnxRuntime };
   }
 
   get loaded(): boolean {
@@ -128,7 +130,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
 
   private ensureWorker(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(this.workerUrl, { workerData: { engine: this.forceEngine } });
+    const worker = new Worker(this.workerUrl, { workerData: this.workerData });
     worker.unref();
     worker.on('message', (answer: WorkerAnswer) => {
       const running = this.running;
