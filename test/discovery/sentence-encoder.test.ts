@@ -1,6 +1,9 @@
 // The sentence encoder shipped with the service (SVC_EMBEDDINGS=local, the default): the real model in
 // its worker thread, fused into the ranking, kept current as providers change, and its vectors stored so
 // that another instance or a restart does not encode them again.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.js';
@@ -151,7 +154,11 @@ describe('the two engines that run the model', () => {
 
 describe('where ONNX Runtime cannot load', () => {
   it('the worker runs the model on TensorFlow.js instead, with the same vectors', async () => {
-    const fallback = new LocalSentenceEncoder({ onnxRuntime: 'onnxruntime-node-not-installed' });
+    const warnings: Array<{ obj: object; msg: string }> = [];
+    const fallback = new LocalSentenceEncoder({
+      onnxRuntime: 'onnxruntime-node-not-installed',
+      log: { warn: (obj, msg) => warnings.push({ obj, msg }) },
+    });
     const shipped = new LocalSentenceEncoder();
     try {
       const [[a], [b]] = await Promise.all([
@@ -159,6 +166,11 @@ describe('where ONNX Runtime cannot load', () => {
         shipped.encode(['send money abroad'], true),
       ]);
       expect(fallback.engine).toMatch(/^tensorflow\.js/);
+      // An operator is told once, with the reason: discovery is slower on the fallback.
+      await fallback.encode(['and again'], true);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]?.msg).toMatch(/ONNX Runtime could not load/);
+      expect(JSON.stringify(warnings[0]?.obj)).toContain('onnxruntime-node-not-installed');
       expect(shipped.engine).toMatch(/^onnxruntime-node /);
       const x = a as Float32Array;
       const y = b as Float32Array;
@@ -167,6 +179,16 @@ describe('where ONNX Runtime cannot load', () => {
       await fallback.close();
       await shipped.close();
     }
+  });
+});
+
+describe('closing the encoder', () => {
+  it('while the model runs ends the worker cleanly, not the process', async () => {
+    const script = fileURLToPath(new URL('./close-mid-run.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script], {
+      timeout: 60_000,
+    });
+    expect(stdout.trim()).toBe('closed mid-run 5 times');
   });
 });
 

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { quantise, type StoredVector } from './int8-rows.js';
 import type { IndexedEndpoint } from './ranking/types.js';
-import type { SentenceEncoder } from './sentence-encoder.js';
+import type { SentenceEncoder, WarningLog } from './sentence-encoder.js';
 import { type SlotVectors, slotVectors } from './slot-vectors.js';
 
 /** Texts per encoder batch: small, so that a query waits for at most one (~70 ms of one core on ONNX
@@ -25,10 +25,6 @@ const WAIT_FOR_AT_MOST = 64;
 /** The text encoded for an endpoint: what it does, in its provider's context. */
 export function endpointText(e: IndexedEndpoint): string {
   return `${e.slug.replace(/-/g, ' ')}: ${e.description} Tags: ${e.tags.join(', ')}. Provider: ${e.providerName} (${e.category.replace(/_/g, ' ')}) ${e.providerDescription}`;
-}
-
-export interface EndpointVectorsLogger {
-  warn(obj: object, msg: string): void;
 }
 
 /** Where encoded vectors are kept between starts and shared between instances (repo.ts). */
@@ -65,7 +61,7 @@ export class EndpointVectors {
     private readonly store: VectorStore | undefined,
     /** Called when the queue has drained (new vectors change rankings: drop cached answers). */
     private readonly onSettled: () => void,
-    private readonly log?: EndpointVectorsLogger,
+    private readonly log?: WarningLog,
   ) {}
 
   private text(e: IndexedEndpoint): string {

@@ -18,8 +18,13 @@ export interface SentenceEncoder {
   close(): Promise<void>;
 }
 
-export function createSentenceEncoder(cfg: DiscoveryEmbeddingsConfig): SentenceEncoder {
-  return cfg.source === 'local' ? new LocalSentenceEncoder() : new ApiSentenceEncoder(cfg);
+export function createSentenceEncoder(cfg: DiscoveryEmbeddingsConfig, log?: WarningLog): SentenceEncoder {
+  return cfg.source === 'local' ? new LocalSentenceEncoder({ log }) : new ApiSentenceEncoder(cfg);
+}
+
+/** Where discovery's background work reports what went wrong (the app's logger). */
+export interface WarningLog {
+  warn(obj: object, msg: string): void;
 }
 
 interface Job {
@@ -32,7 +37,7 @@ interface Job {
  *  (on the TensorFlow.js fallback a batch of 16 also costs about a third per text of one text alone). */
 const URGENT_BATCH_TEXTS = 32;
 type WorkerAnswer =
-  | { id: number; dims: number; vectors: Float32Array; engine: string }
+  | { id: number; dims: number; vectors: Float32Array; engine: string; fallbackReason?: string }
   | { id: number; error: string };
 
 /** After the worker fails to start, dies or hangs, wait this long before starting another. */
@@ -49,6 +54,8 @@ export interface LocalEncoderOptions {
   engine?: 'tensorflow';
   /** The package loaded as ONNX Runtime (default onnxruntime-node); tests name a missing one. */
   onnxRuntime?: string;
+  /** Told once per worker when the model runs on the fallback because ONNX Runtime could not load. */
+  log?: WarningLog;
 }
 
 /**
@@ -73,6 +80,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   private answered = false;
   private readonly batchDeadlineMs: number;
   private readonly workerData: Pick<LocalEncoderOptions, 'engine' | 'onnxRuntime'>;
+  private readonly log: WarningLog | undefined;
   /** What runs the model, once the worker has answered ("onnxruntime-node …" or TensorFlow.js). */
   engine: string | undefined;
 
@@ -80,6 +88,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     this.workerUrl = options.workerUrl ?? new URL('./encoder-worker.mjs', import.meta.url);
     this.batchDeadlineMs = options.batchDeadlineMs ?? BATCH_DEADLINE_MS;
     this.workerData = { engine: options.engine, onnxRuntime: options.onnxRuntime };
+    this.log = options.log;
   }
 
   get loaded(): boolean {
@@ -138,6 +147,12 @@ export class LocalSentenceEncoder implements SentenceEncoder {
       clearTimeout(running.deadline);
       this.running = undefined;
       if (!('error' in answer)) {
+        // A worker that fell back is ~9× slower per text: say so once, with why.
+        if (answer.fallbackReason !== undefined && !this.answered)
+          this.log?.warn(
+            { engine: answer.engine, reason: answer.fallbackReason },
+            'sentence encoder: ONNX Runtime could not load; the model runs on TensorFlow.js, about 9x slower',
+          );
         this.answered = true;
         this.engine = answer.engine;
       }
@@ -157,20 +172,20 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     });
     worker.on('error', (err) => this.failWorker(worker, err));
     worker.on('exit', (code) =>
-      this.failWorker(worker, new Error(`sentence encoder worker exited (${code})`)),
+      this.failWorker(worker, new Error(`sentence encoder worker exited (${code})`), true),
     );
     this.worker = worker;
     return worker;
   }
 
   /** The worker died or hangs: every job waiting fails now, and no new worker starts for a while. */
-  private failWorker(worker: Worker, err: Error) {
+  private failWorker(worker: Worker, err: Error, exited = false) {
     if (this.worker !== worker) return;
     this.worker = undefined;
     this.answered = false;
     this.failedAt = Date.now();
     for (const job of this.takeAllJobs()) job.reject(err);
-    void worker.terminate();
+    if (!exited) void stopWorker(worker);
   }
 
   private takeAllJobs(): Job[] {
@@ -187,8 +202,25 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     const worker = this.worker;
     this.worker = undefined;
     for (const job of this.takeAllJobs()) job.reject(new Error('sentence encoder closed'));
-    if (worker) await worker.terminate();
+    if (worker) await stopWorker(worker);
   }
+}
+
+/** A worker told to close gets this long to finish its run under way before it is terminated. */
+const CLOSE_GRACE_MS = 5_000;
+
+/**
+ * Ends a worker without cutting a model run short: ONNX Runtime aborts the whole process when its thread
+ * is terminated mid-run. The worker finishes the text under way and exits; one that does not (hung, or a
+ * test's stand-in that ignores messages) is terminated after CLOSE_GRACE_MS.
+ */
+async function stopWorker(worker: Worker): Promise<void> {
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.ref(); // an unref'd worker would let the process end before it has
+  worker.postMessage({ close: true });
+  const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
 }
 
 function rowsOf(vectors: Float32Array, dims: number, count: number): Float32Array[] {

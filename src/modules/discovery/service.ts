@@ -30,7 +30,7 @@ import {
   providerVersions,
   saveTextVectors,
 } from './repo.js';
-import { createSentenceEncoder, type SentenceEncoder } from './sentence-encoder.js';
+import { createSentenceEncoder, type SentenceEncoder, type WarningLog } from './sentence-encoder.js';
 import { fuseRelevance, MEANING_BELOW_STRENGTH, wordsStrength } from './slot-vectors.js';
 
 export const MATCH_CACHE_TTL_MS = 5 * 60_000;
@@ -90,10 +90,6 @@ interface Snapshot {
   versions: Map<string, string>;
 }
 
-export interface DiscoveryLogger {
-  warn(obj: object, msg: string): void;
-}
-
 export class DiscoveryService {
   private snapshot: Snapshot | undefined;
   /** Bumped by every change of the index: cached matches and pages of an older generation are stale. */
@@ -138,12 +134,12 @@ export class DiscoveryService {
 
   constructor(
     private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'config'>,
-    private readonly log?: DiscoveryLogger,
+    private readonly log?: WarningLog,
   ) {
     deps.events.on('catalog.changed', this.onCatalogChanged);
     const cfg = deps.config.discoveryEmbeddings;
     if (cfg) {
-      this.encoder = createSentenceEncoder(cfg);
+      this.encoder = createSentenceEncoder(cfg, log);
       // New vectors change rankings: cached answers go.
       const encoderId = this.encoder.id;
       const store = {
@@ -535,7 +531,7 @@ function remember<V>(cache: Map<string, V>, key: string, value: V) {
 /** The discovery state of one app: created once by buildApp(), closed with the app. */
 export function createDiscovery(
   deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'config'>,
-  log?: DiscoveryLogger,
+  log?: WarningLog,
 ): DiscoveryService {
   return new DiscoveryService(deps, log);
 }

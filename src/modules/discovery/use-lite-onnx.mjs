@@ -189,10 +189,13 @@ export async function loadOnnxEncoder(runtime = 'onnxruntime-node') {
   return {
     engine: `onnxruntime-node ${ort.env.versions.node}`,
     dims: 512,
-    async embed(texts) {
+    /** `stop()` true: give up between two texts (the worker is closing). */
+    async embed(texts, stop = () => false) {
       const vectors = new Float32Array(texts.length * 512);
-      for (let i = 0; i < texts.length; i++)
+      for (let i = 0; i < texts.length; i++) {
+        if (stop()) throw new Error('sentence encoder closing');
         await embedOne(texts[i], vectors.subarray(i * 512, (i + 1) * 512));
+      }
       return vectors;
     },
   };
