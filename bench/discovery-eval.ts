@@ -577,24 +577,43 @@ for (const s of systems) {
 
 // ---- No-answer detection: the shipped strength against a small classifier, same folds, ≤ 5 % false flags.
 const featureMemo = new Map<string, NoAnswerFeatures>();
+/** Features of a ranking's first result (and the runner-up's relevance) for the no-answer detectors. */
+function rankingFeatures(q: DevQuery, r: Ranking): NoAnswerFeatures {
+  const b = r.best;
+  if (!b)
+    return { relevance: 0, strength: 0, coverage: 0, uncovered: 1, unknown: 1, gap: 0, meaning: 0, lead: 0 };
+  const ev = matchEvidence(b.ix, q.query, b.slot);
+  return {
+    relevance: b.relevance,
+    strength: matchStrength(b.relevance, ev),
+    coverage: ev.coverage,
+    uncovered: ev.uncovered,
+    unknown: ev.unknown,
+    gap: b.relevance > 0 ? (b.relevance - b.second) / b.relevance : 0,
+    meaning: ev.meaning,
+    lead: ev.lead,
+    sentence: sentenceCosine(q, b.ix.endpoints[b.slot]),
+  };
+}
+function sentenceCosine(q: DevQuery, e: IndexedEndpoint | undefined): number {
+  const qv = queryVectors.get(q.query);
+  const ev = e && endpointVectors.get(e);
+  if (!qv || !ev) return 0;
+  let dot = 0;
+  let norm = 0;
+  for (let d = 0; d < qv.length; d++) {
+    const x = (ev.q[d] as number) * ev.scale;
+    dot += (qv[d] as number) * x;
+    norm += x * x;
+  }
+  return norm > 0 ? dot / Math.sqrt(norm) : 0;
+}
+/** Features of today's words-only ranking (the detectors below). */
 function featuresOf(q: DevQuery): NoAnswerFeatures {
   const key = `${q.query}\u0000${JSON.stringify(q.filters ?? {})}`;
   const memo = featureMemo.get(key);
   if (memo) return memo;
-  const hits = scoreQuery(index, q.query, allowedFor(q));
-  const r1 = hits[0]?.relevance ?? 0;
-  const r2 = hits[1]?.relevance ?? 0;
-  const ev = hits[0] ? matchEvidence(index, q.query, hits[0].index) : undefined;
-  const f: NoAnswerFeatures = {
-    relevance: r1,
-    strength: ev ? matchStrength(r1, ev) : 0,
-    coverage: ev?.coverage ?? 0,
-    uncovered: ev?.uncovered ?? 1,
-    unknown: ev?.unknown ?? 1,
-    gap: r1 > 0 ? (r1 - r2) / r1 : 0,
-    meaning: ev?.meaning ?? 0,
-    lead: ev?.lead ?? 0,
-  };
+  const f = rankingFeatures(q, ours(q));
   featureMemo.set(key, f);
   return f;
 }
@@ -714,36 +733,6 @@ const NEAR_MISS_FEATURES: Array<keyof NoAnswerFeatures> = [...FEATURE_NAMES, 'le
 const shippedOn = (ix: SearchIndex, slots: SlotVectors) =>
   gated(MEANING_BELOW_STRENGTH, ix, rankerOn(ix), withWeight(0.4, fusedOn(ix, slots)));
 const shippedRanker = shippedOn(index, devSlots);
-function rankingFeatures(q: DevQuery, r: Ranking): NoAnswerFeatures {
-  const b = r.best;
-  if (!b)
-    return { relevance: 0, strength: 0, coverage: 0, uncovered: 1, unknown: 1, gap: 0, meaning: 0, lead: 0 };
-  const ev = matchEvidence(b.ix, q.query, b.slot);
-  return {
-    relevance: b.relevance,
-    strength: matchStrength(b.relevance, ev),
-    coverage: ev.coverage,
-    uncovered: ev.uncovered,
-    unknown: ev.unknown,
-    gap: b.relevance > 0 ? (b.relevance - b.second) / b.relevance : 0,
-    meaning: ev.meaning,
-    lead: ev.lead,
-    sentence: sentenceCosine(q, b.ix.endpoints[b.slot]),
-  };
-}
-function sentenceCosine(q: DevQuery, e: IndexedEndpoint | undefined): number {
-  const qv = queryVectors.get(q.query);
-  const ev = e && endpointVectors.get(e);
-  if (!qv || !ev) return 0;
-  let dot = 0;
-  let norm = 0;
-  for (let d = 0; d < qv.length; d++) {
-    const x = (ev.q[d] as number) * ev.scale;
-    dot += (qv[d] as number) * x;
-    norm += x * x;
-  }
-  return norm > 0 ? dot / Math.sqrt(norm) : 0;
-}
 const realMemo = new Map<DevQuery, Example>();
 const realExample = (q: DevQuery): Example => {
   let e = realMemo.get(q);

@@ -122,6 +122,10 @@ describe('the encoder thread under concurrent queries', () => {
   });
 });
 
+/** The largest difference between two vectors, dimension by dimension. */
+const largestDifference = (x: Float32Array, y: Float32Array) =>
+  Math.max(...x.map((v, d) => Math.abs(v - (y[d] as number))));
+
 describe('the two engines that run the model', () => {
   it("ONNX Runtime (shipped) gives the vectors TensorFlow.js (the packages' own runtime) gives", async () => {
     const texts = [
@@ -143,7 +147,7 @@ describe('the two engines that run the model', () => {
         const x = a[i] as Float32Array;
         const y = b[i] as Float32Array;
         expect(x).toHaveLength(512);
-        expect(Math.max(...x.map((v, d) => Math.abs(v - (y[d] as number))))).toBeLessThan(1e-5);
+        expect(largestDifference(x, y)).toBeLessThan(1e-5);
       });
     } finally {
       await onnx.close();
@@ -172,9 +176,7 @@ describe('where ONNX Runtime cannot load', () => {
       expect(warnings[0]?.msg).toMatch(/ONNX Runtime could not load/);
       expect(JSON.stringify(warnings[0]?.obj)).toContain('onnxruntime-node-not-installed');
       expect(shipped.engine).toMatch(/^onnxruntime-node /);
-      const x = a as Float32Array;
-      const y = b as Float32Array;
-      expect(Math.max(...x.map((v, d) => Math.abs(v - (y[d] as number))))).toBeLessThan(1e-5);
+      expect(largestDifference(a as Float32Array, b as Float32Array)).toBeLessThan(1e-5);
     } finally {
       await fallback.close();
       await shipped.close();

@@ -76,15 +76,20 @@ function buildGraph(weight) {
       },
     );
   };
+  // Layer i's projections, by their names in the TensorFlow graph.
+  const attentionDense = (input, i, name, inputs, outputs) =>
+    dense(input, inputs, outputs, kernel(i, name), concat(`${layer(i)}MultiheadAttention/${name}/bias`));
+  const feedForwardDense = (input, i, name, inputs, outputs) =>
+    dense(
+      input,
+      inputs,
+      outputs,
+      `${stack(i)}FFN/${name}/Tensordot/Reshape_1`,
+      concat(`${layer(i)}FFN/${name}/bias`),
+    );
   const attention = (input, dims, i) => {
     const perHead = dims / HEADS;
-    const qkv = dense(
-      input,
-      dims,
-      3 * dims,
-      kernel(i, 'qkv_transform_single'),
-      concat(`${layer(i)}MultiheadAttention/qkv_transform_single/bias`),
-    );
+    const qkv = attentionDense(input, i, 'qkv_transform_single', dims, 3 * dims);
     const [q, k, v] = g.op('Split', [qkv, g.shape(`split_${dims}`, [dims, dims, dims])], { axis: 1 }, 3);
     const heads = g.shape(`heads_${perHead}`, [-1, HEADS, perHead]);
     const byHead = (x, perm) => g.op('Transpose', [g.op('Reshape', [x, heads])], { perm });
@@ -95,35 +100,12 @@ function buildGraph(weight) {
     const weights = g.op('Softmax', [g.op('MatMul', [scaled, byHead(k, [1, 2, 0])])], { axis: -1 });
     const context = g.op('Transpose', [g.op('MatMul', [weights, byHead(v, [1, 0, 2])])], { perm: [1, 0, 2] });
     const merged = g.op('Reshape', [context, g.shape(`merge_${dims}`, [-1, dims])]);
-    return dense(
-      merged,
-      dims,
-      512,
-      kernel(i, 'output_transform_single'),
-      concat(`${layer(i)}MultiheadAttention/output_transform_single/bias`),
-    );
+    return attentionDense(merged, i, 'output_transform_single', dims, 512);
   };
   const feedForward = (input, i) => {
     const normed = layerNorm(input, 512, `${layer(i)}FFN/`);
-    const hidden = g.op('Relu', [
-      dense(
-        normed,
-        512,
-        1536,
-        `${stack(i)}FFN/conv1/Tensordot/Reshape_1`,
-        concat(`${layer(i)}FFN/conv1/bias`),
-      ),
-    ]);
-    return g.op('Add', [
-      input,
-      dense(
-        hidden,
-        1536,
-        512,
-        `${stack(i)}FFN/conv2/Tensordot/Reshape_1`,
-        concat(`${layer(i)}FFN/conv2/bias`),
-      ),
-    ]);
+    const hidden = g.op('Relu', [feedForwardDense(normed, i, 'conv1', 512, 1536)]);
+    return g.op('Add', [input, feedForwardDense(hidden, i, 'conv2', 1536, 512)]);
   };
   const residual = dense('x', 256, 512, concat(`${layer(0)}dense/kernel`), concat(`${layer(0)}dense/bias`));
   let y = feedForward(g.op('Add', [attention(layerNorm('x', 256, layer(0)), 256, 0), residual]), 0);
