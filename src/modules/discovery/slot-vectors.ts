@@ -8,10 +8,14 @@ import { bestHit, collectHits, type Hits, hitsAtLeast, QUERY_TUNING } from './ra
 import type { SearchIndex } from './ranking/search-index.js';
 import type { IndexedEndpoint } from './ranking/types.js';
 
-/** Embedding cosine mapped linearly from [floor, ceil] onto [0, 1]; the same scale measured best for the
- *  shipped encoder and for OpenAI's text-embedding-3 models. */
-export const EMBEDDING_FLOOR = 0.2;
-export const EMBEDDING_CEIL = 0.6;
+/** An encoder's cosine is mapped linearly from [floor, ceil] onto a score in [0, 1]: each encoder has its
+ *  own range (a model whose unrelated texts sit near 0 needs a lower floor than one whose sit near 0.2). */
+export interface CosineScale {
+  floor: number;
+  ceil: number;
+}
+/** Measured best for the Universal Sentence Encoder alone and for OpenAI's text-embedding-3 models. */
+export const DEFAULT_COSINE_SCALE: CosineScale = { floor: 0.2, ceil: 0.6 };
 
 /**
  * A query whose best match by its words alone is at least this strong (`match_strength`) is ranked by its
@@ -104,7 +108,7 @@ function emptySlots(dims: number, capacity: number): SlotVectors {
 
 /**
  * Offline relevance fused with embedding similarity: (1 − w)·offline + w·score, where the score maps the
- * cosine from [EMBEDDING_FLOOR, EMBEDDING_CEIL] onto [0, 1]. Any endpoint may enter through its embedding
+ * cosine from the encoder's [floor, ceil] onto [0, 1]. Any endpoint may enter through its embedding
  * alone; one without a vector yet keeps its offline relevance. `offline` holds every candidate (minimum
  * relevance 0); the usual floors (QUERY_TUNING) apply to the fused relevance.
  */
@@ -114,6 +118,7 @@ export function fuseRelevance(
   query: Float32Array,
   vectors: SlotVectors,
   weight: number,
+  scale: CosineScale,
   allowed?: (i: number) => boolean,
 ): Hits {
   if (vectors.dims === 0 || query.length !== vectors.dims)
@@ -130,7 +135,7 @@ export function fuseRelevance(
   for (let i = 0; i < n; i++) {
     if (alive[i] !== 1 || has[i] !== 1 || (allowed && !allowed(i))) continue;
     const cosine = (dots[i] as number) * unit * (scales[i] as number);
-    const score = Math.min(1, Math.max(0, (cosine - EMBEDDING_FLOOR) / (EMBEDDING_CEIL - EMBEDDING_FLOOR)));
+    const score = Math.min(1, Math.max(0, (cosine - scale.floor) / (scale.ceil - scale.floor)));
     const r = (1 - weight) * (relevance[i] as number) + weight * score;
     relevance[i] = r;
   }

