@@ -1,5 +1,6 @@
-// Sentence embeddings for discovery: the encoder shipped with the service (a worker thread running the
-// Universal Sentence Encoder, encoder-worker.mjs) or an OpenAI-compatible embeddings API. Either turns
+// Sentence embeddings for discovery: the encoder shipped with the service (a worker thread running two
+// sentence models, all-MiniLM-L6-v2 and the Universal Sentence Encoder, encoder-worker.mjs) or an
+// OpenAI-compatible embeddings API. Either turns
 // texts into unit vectors; the ranking fuses their cosine with the offline ranking (slot-vectors.ts).
 import { Worker } from 'node:worker_threads';
 import type { DiscoveryEmbeddingsConfig } from '../../config.js';
