@@ -140,24 +140,27 @@ describe('the engines that run each model', () => {
   it.each([
     ['use-lite', 512, /^tensorflow\.js/],
     ['minilm', 384, /^@lat\.md\/embed/],
-  ] as const)('%s on ONNX Runtime (shipped) gives the vectors its fallback gives', async (model, dims, fallbackEngine) => {
-    const onnx = new LocalSentenceEncoder({ model });
-    const fallback = new LocalSentenceEncoder({ model, engine: 'fallback' });
-    try {
-      const [a, b] = await Promise.all([onnx.encode(texts, true), fallback.encode(texts, true)]);
-      expect(onnx.engine).toMatch(/^onnxruntime-node /);
-      expect(fallback.engine).toMatch(fallbackEngine);
-      texts.forEach((_, i) => {
-        const x = a[i] as Float32Array;
-        const y = b[i] as Float32Array;
-        expect(x).toHaveLength(dims);
-        expect(largestDifference(x, y)).toBeLessThan(1e-5);
-      });
-    } finally {
-      await onnx.close();
-      await fallback.close();
-    }
-  });
+  ] as const)(
+    '%s on ONNX Runtime (shipped) gives the vectors its fallback gives',
+    async (model, dims, fallbackEngine) => {
+      const onnx = new LocalSentenceEncoder({ model });
+      const fallback = new LocalSentenceEncoder({ model, engine: 'fallback' });
+      try {
+        const [a, b] = await Promise.all([onnx.encode(texts, true), fallback.encode(texts, true)]);
+        expect(onnx.engine).toMatch(/^onnxruntime-node /);
+        expect(fallback.engine).toMatch(fallbackEngine);
+        texts.forEach((_, i) => {
+          const x = a[i] as Float32Array;
+          const y = b[i] as Float32Array;
+          expect(x).toHaveLength(dims);
+          expect(largestDifference(x, y)).toBeLessThan(1e-5);
+        });
+      } finally {
+        await onnx.close();
+        await fallback.close();
+      }
+    },
+  );
 
   it('the shipped encoder joins both: its cosine is the mean of theirs', async () => {
     const [query, endpoint] = ['drop a note to my boss', 'Send an e-mail message to a recipient.'];

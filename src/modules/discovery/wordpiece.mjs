@@ -18,7 +18,10 @@ const isControl = (ch) => !isWhitespace(ch) && /\p{C}/u.test(ch);
 /** ASCII symbols count as punctuation for BERT, as does every Unicode punctuation category. */
 const isPunctuation = (ch) => {
   const cp = ch.codePointAt(0);
-  return (cp >= 33 && cp <= 47) || (cp >= 58 && cp <= 64) || (cp >= 91 && cp <= 96) || (cp >= 123 && cp <= 126)
+  return (cp >= 33 && cp <= 47) ||
+    (cp >= 58 && cp <= 64) ||
+    (cp >= 91 && cp <= 96) ||
+    (cp >= 123 && cp <= 126)
     ? true
     : /\p{P}/u.test(ch);
 };
@@ -49,7 +52,10 @@ export class WordPieceTokenizer {
       else if (isChinese(cp)) out += ` ${ch} `;
       else out += ch;
     }
-    return out.normalize('NFD').replace(/\p{Mn}/gu, '').toLowerCase();
+    return out
+      .normalize('NFD')
+      .replace(/\p{Mn}/gu, '')
+      .toLowerCase();
   }
 
   /** Words split at whitespace, each punctuation character a word of its own. */
