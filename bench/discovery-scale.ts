@@ -437,7 +437,10 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
  * BENCH_VECTOR_CACHE=1 (PostgreSQL only): sentence vectors stored by an earlier run are copied into the
  * fresh schema before the import (`read`, returns how many), and this run's are kept for the next
  * (`write`), in `public.bench_discovery_text_vectors`. Saves minutes of encoding per run when comparing
- * ranking code; the encoding time printed is then not a figure.
+ * ranking code; the encoding time printed is then not a figure. Only for trees with the same encoder:
+ * `waitForVectors` counts every encoder's rows, so a cache holding another encoder's vectors ends the wait
+ * while the service is still encoding its own (drop the table, or run without the cache, to compare
+ * encoders).
  */
 async function vectorCache(db: Executor, mode: 'read' | 'write'): Promise<number> {
   if (process.env.BENCH_VECTOR_CACHE !== '1' || !DATABASE_URL || process.env.SVC_EMBEDDINGS === 'off')
