@@ -11,7 +11,7 @@
 // Plain JavaScript so that it runs the same under tsx, vitest and node. One message {id, texts} in, one
 // {id, dims, vectors, engine, fallbackReason?} (row-major Float32Array, transferred) or {id, error} out.
 import { createRequire } from 'node:module';
-import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { loadMiniLmEncoder } from './minilm-onnx.mjs';
 import { loadUseLiteEncoder } from './use-lite-onnx.mjs';
 
@@ -78,81 +78,30 @@ async function load(name) {
   });
 }
 
-/**
- * A model run by a thread of its own (this same script, with that one model), so that two models encode
- * a text at the same time on two cores: a query the words answer weakly waits for the slower model
- * only. It answers as this worker answers its parent; `close()` stops it the same graceful way.
- */
-function loadInHelperThread(name) {
-  const helper = new Worker(new URL(import.meta.url), {
-    workerData: { ...workerData, models: [[name, 1]] },
-  });
-  const waiting = new Map();
-  let nextId = 1;
-  let closed = false;
-  helper.on('message', (answer) => {
-    const job = waiting.get(answer.id);
-    waiting.delete(answer.id);
-    if (answer.error !== undefined) job?.reject(new Error(answer.error));
-    else job?.resolve(answer);
-  });
-  // A helper that dies takes this worker with it: the parent sees the exit and starts a new one later.
-  helper.on('exit', () => {
-    if (!closed) process.exit(1);
-  });
-  const ask = (texts) =>
-    new Promise((resolve, reject) => {
-      const id = nextId++;
-      waiting.set(id, { resolve, reject });
-      helper.postMessage({ id, texts });
-    });
-  return ask(['warm up']).then(({ dims, engine, fallbackReason: reason }) => {
-    if (reason !== undefined) fallbackReason ??= reason;
-    return {
-      engine,
-      dims,
-      embed: async (texts) => (await ask(texts)).vectors,
-      close() {
-        closed = true;
-        const exited = new Promise((resolve) => helper.once('exit', resolve));
-        helper.postMessage({ close: true });
-        return exited;
-      },
-    };
-  });
-}
-
-/** The first model runs on this thread, every other one on a helper thread of its own. */
 async function loadJoined(models) {
-  const loaded = await Promise.all(
-    models.map(async ([name, weight], j) => ({
-      weight,
-      ...(await (j === 0 ? load(name) : loadInHelperThread(name))),
-    })),
-  );
+  const loaded = await Promise.all(models.map(async ([name, weight]) => ({ weight, ...(await load(name)) })));
   const dims = loaded.reduce((n, m) => n + m.dims, 0);
   return {
     engine: [...new Set(loaded.map((m) => m.engine))].join(' + '),
     async embed(texts, stop) {
-      const parts = await Promise.all(loaded.map((m) => m.embed(texts, stop)));
       const vectors = new Float32Array(texts.length * dims);
       let offset = 0;
-      loaded.forEach((m, j) => {
-        const part = parts[j];
+      for (const m of loaded) {
+        const part = await m.embed(texts, stop);
         const scale = Math.sqrt(m.weight);
         for (let i = 0; i < texts.length; i++)
           for (let d = 0; d < m.dims; d++) vectors[i * dims + offset + d] = part[i * m.dims + d] * scale;
         offset += m.dims;
-      });
+      }
       return vectors;
     },
-    close: () => Promise.all(loaded.map((m) => m.close?.())),
   };
 }
 
 const encoder = loadJoined(workerData?.models ?? [['use-lite', 1]]);
 // An unhandled rejection would end the worker before the first message could report it.
 encoder.catch(() => {});
+
 // {close: true} ends the worker once the run under way is over: ONNX Runtime aborts the whole process
 // when its thread is terminated in the middle of a run. The batch under way stops between two texts.
 let closing = false;
@@ -160,9 +109,7 @@ let running = Promise.resolve();
 parentPort.on('message', (message) => {
   if (message.close) {
     closing = true;
-    // Helper threads first, each after its own run under way; then this thread (in a worker thread,
-    // process.exit ends this thread only).
-    void running.finally(() => encoder.then((e) => e.close()).catch(() => {})).finally(() => process.exit(0));
+    void running.finally(() => process.exit(0)); // in a worker thread: ends this thread only
     return;
   }
   running = answer(message);
