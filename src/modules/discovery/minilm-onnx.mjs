@@ -83,28 +83,13 @@ function buildGraph(weight) {
   const perHead = DIMS / HEADS;
   const heads = g.shape('heads', [-1, HEADS, perHead]);
   const byHead = (x, perm) => g.op('Transpose', [g.op('Reshape', [x, heads])], { perm });
-  // Query, key and value in one product (their weights side by side): fewer, larger runs.
-  const queryKeyValue = (x, prefix) => {
-    const parts = ['query', 'key', 'value'].map((p) => `${prefix}.self.${p}`);
-    const w = new Float32Array(DIMS * 3 * DIMS);
-    const b = new Float32Array(3 * DIMS);
-    parts.forEach((name, j) => {
-      const t = transposed(weight(`${name}.weight`));
-      for (let r = 0; r < DIMS; r++) w.set(t.subarray(r * DIMS, (r + 1) * DIMS), r * 3 * DIMS + j * DIMS);
-      b.set(toFloat(weight(`${name}.bias`).bits), j * DIMS);
-    });
-    const product = g.op('MatMul', [x, g.init(`${prefix}.qkv.weight`, [DIMS, 3 * DIMS], w)]);
-    const qkv = g.op('Add', [product, g.init(`${prefix}.qkv.bias`, [3 * DIMS], b)]);
-    return g.op('Split', [qkv, g.shape('split', [DIMS, DIMS, DIMS])], { axis: 1 }, 3);
-  };
   const attention = (x, prefix) => {
-    const [query, key, value] = queryKeyValue(x, prefix);
     const q = g.op('Mul', [
-      byHead(query, [1, 0, 2]),
+      byHead(dense(x, `${prefix}.self.query`), [1, 0, 2]),
       g.init('scale', [], Float32Array.of(1 / Math.sqrt(perHead))),
     ]);
-    const k = byHead(key, [1, 2, 0]);
-    const v = byHead(value, [1, 0, 2]);
+    const k = byHead(dense(x, `${prefix}.self.key`), [1, 2, 0]);
+    const v = byHead(dense(x, `${prefix}.self.value`), [1, 0, 2]);
     const weights = g.op('Softmax', [g.op('MatMul', [q, k])], { axis: -1 });
     const context = g.op('Transpose', [g.op('MatMul', [weights, v])], { perm: [1, 0, 2] });
     return dense(g.op('Reshape', [context, g.shape('merge', [-1, DIMS])]), `${prefix}.output.dense`);
