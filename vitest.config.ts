@@ -28,6 +28,7 @@ export const DATABASE_INDEPENDENT = [
   'test/discovery/int8-rows.test.ts',
   'test/discovery/slot-vectors.test.ts',
   'test/discovery/row-bounds.test.ts',
+  'test/discovery/wordpiece.test.ts',
   'test/discovery/ranking-turns.test.ts',
   'test/foundation/error-catalogue.test.ts',
   'test/foundation/ids.test.ts',
