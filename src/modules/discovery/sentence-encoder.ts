@@ -1,7 +1,7 @@
 // Sentence embeddings for discovery: the encoder shipped with the service (a worker thread running two
 // sentence models, all-MiniLM-L6-v2 and the Universal Sentence Encoder, encoder-worker.mjs) or an
-// OpenAI-compatible embeddings API. Either turns
-// texts into unit vectors; the ranking fuses their cosine with the offline ranking (slot-vectors.ts).
+// OpenAI-compatible embeddings API. Either turns texts into unit vectors; the ranking fuses their cosine
+// with the offline ranking (slot-vectors.ts).
 import { Worker } from 'node:worker_threads';
 import type { DiscoveryEmbeddingsConfig } from '../../config.js';
 import { normalise } from './ranking/vectors.js';
@@ -98,7 +98,7 @@ const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, numb
  * event loop. One batch at a time
  * goes to the worker: the queries waiting (all of them together, up to URGENT_BATCH_TEXTS) before
  * catalogue work, so a query waits for at most one catalogue batch. The
- * worker (and its models, ~100 MB) starts with the first job and stops with `close()`; it does not keep the
+ * worker (and its models, ~150 MB) starts with the first job and stops with `close()`; it does not keep the
  * process alive. A batch unanswered for BATCH_DEADLINE_MS ends the worker as failed.
  */
 export class LocalSentenceEncoder implements SentenceEncoder {
