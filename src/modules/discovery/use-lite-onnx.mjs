@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { createSession, oneTextPerRun } from './model-runs.mjs';
 import { OnnxGraph } from './onnx-writer.mjs';
 
 const require = createRequire(import.meta.url);
@@ -134,51 +135,24 @@ export async function loadUseLiteEncoder(runtime = 'onnxruntime-node') {
   const weight = readWeights(dir);
   const vocabulary = JSON.parse(readFileSync(path.join(dir, 'vocab.json'), 'utf8'));
   const { tokenizer } = new EmbeddingsModel({ vocabulary, model: undefined });
-  // One thread: the service's own threads need the other cores, and a text is a few small matrices.
-  const session = await ort.InferenceSession.create(buildGraph(weight), {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-  });
+  const session = await createSession(ort, buildGraph(weight));
   const embedding = weight('module/Embeddings_en');
   const frequencies = weight(`${T}Encode/TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`);
   const tanhBias = weight('module/Encoder_en/hidden_layers/tanh_layer_0/bias');
   const output = session.outputNames[0];
 
-  async function embedOne(text, into) {
+  return oneTextPerRun(`onnxruntime-node ${ort.env.versions.node}`, 512, async (text) => {
     const ids = tokenizer.encode(text).slice(0, MAX_TOKENS);
-    let v;
-    if (ids.length === 0) {
-      v = tanhBias.map(Math.tanh); // the mean of no tokens is zero, as in the TensorFlow graph
-    } else {
-      const x = new Float32Array(ids.length * 256);
-      ids.forEach((id, t) => {
-        for (let d = 0; d < 256; d++) x[t * 256 + d] = 2 * embedding[id * 256 + d];
-        for (let d = 0; d < 128; d++) {
-          x[t * 256 + d] += Math.sin(t * frequencies[d]);
-          x[t * 256 + 128 + d] += Math.cos(t * frequencies[d]);
-        }
-      });
-      const result = await session.run({ x: new ort.Tensor('float32', x, [ids.length, 256]) });
-      v = result[output].data;
-    }
-    let norm = 0;
-    for (const a of v) norm += a * a;
-    const scale = 1 / Math.sqrt(Math.max(norm, 1e-12));
-    for (let d = 0; d < 512; d++) into[d] = v[d] * scale;
-  }
-
-  return {
-    engine: `onnxruntime-node ${ort.env.versions.node}`,
-    dims: 512,
-    /** `stop()` true: give up between two texts (the worker is closing). */
-    async embed(texts, stop = () => false) {
-      const vectors = new Float32Array(texts.length * 512);
-      for (let i = 0; i < texts.length; i++) {
-        if (stop()) throw new Error('sentence encoder closing');
-        await embedOne(texts[i], vectors.subarray(i * 512, (i + 1) * 512));
+    // The mean of no tokens is zero, as in the TensorFlow graph.
+    if (ids.length === 0) return tanhBias.map(Math.tanh);
+    const x = new Float32Array(ids.length * 256);
+    ids.forEach((id, t) => {
+      for (let d = 0; d < 256; d++) x[t * 256 + d] = 2 * embedding[id * 256 + d];
+      for (let d = 0; d < 128; d++) {
+        x[t * 256 + d] += Math.sin(t * frequencies[d]);
+        x[t * 256 + 128 + d] += Math.cos(t * frequencies[d]);
       }
-      return vectors;
-    },
-  };
+    });
+    return (await session.run({ x: new ort.Tensor('float32', x, [ids.length, 256]) }))[output].data;
+  });
 }
