@@ -64,17 +64,22 @@ function transposed({ shape: [rows, cols], bits }) {
   return out;
 }
 
-/** The graph from `x` (T × 384, embeddings summed, before their LayerNorm) to the mean over tokens. */
-function buildGraph(weight) {
+/**
+ * The graph from `x` (T × 384, embeddings summed, before their LayerNorm) to the mean over tokens. With
+ * `int8`, every projection but the feed-forward's second runs in integers: that one reads GELU's output,
+ * whose range (a few large values among many near 0) 8 bits over the whole range resolve too coarsely —
+ * the vectors' cosine with the float model's falls from ~0.996 to ~0.992 and ranking by them alone loses
+ * (docs/discovery.md, "Ninth round").
+ */
+function buildGraph(weight, int8) {
   const g = new OnnxGraph();
   const vector = (name) => g.init(name, [weight(name).shape[0]], toFloat(weight(name).bits));
-  const dense = (input, name) => {
+  const dense = (input, name, quantise = int8) => {
     const w = weight(`${name}.weight`);
     const [outputs, inputs] = w.shape;
-    return g.op('Add', [
-      g.op('MatMul', [input, g.init(`${name}.weight`, [inputs, outputs], transposed(w))]),
-      vector(`${name}.bias`),
-    ]);
+    return g.dense(input, name, [inputs, outputs], transposed(w), toFloat(weight(`${name}.bias`).bits), {
+      int8: quantise,
+    });
   };
   const layerNorm = (input, name) =>
     g.op('LayerNormalization', [input, vector(`${name}.weight`), vector(`${name}.bias`)], {
@@ -112,7 +117,7 @@ function buildGraph(weight) {
     const p = `encoder.layer.${i}`;
     x = layerNorm(g.op('Add', [x, attention(x, `${p}.attention`)]), `${p}.attention.output.LayerNorm`);
     const hidden = gelu(dense(x, `${p}.intermediate.dense`));
-    x = layerNorm(g.op('Add', [x, dense(hidden, `${p}.output.dense`)]), `${p}.output.LayerNorm`);
+    x = layerNorm(g.op('Add', [x, dense(hidden, `${p}.output.dense`, false)]), `${p}.output.LayerNorm`);
   }
   const mean = g.op('ReduceMean', [x], { axes: [0], keepdims: 1 });
   return g.toModel('x', ['tokens', DIMS], mean, [1, DIMS]);
@@ -120,9 +125,10 @@ function buildGraph(weight) {
 
 /**
  * Loads ONNX Runtime (an optional dependency: it throws where its binary is missing) and the model;
- * `embed(texts)` returns one 384-d unit vector per text, row-major. `runtime`: the package to load.
+ * `embed(texts)` returns one 384-d unit vector per text, row-major. `runtime`: the package to load;
+ * `int8` false runs the float model (tests compare it with the fallback's).
  */
-export async function loadMiniLmEncoder(runtime = 'onnxruntime-node') {
+export async function loadMiniLmEncoder(runtime = 'onnxruntime-node', { int8 = true } = {}) {
   const ort = require(runtime);
   // The package exports only an ES module (its manifest), so it is found by import's resolution.
   const dir = path.join(
@@ -134,7 +140,7 @@ export async function loadMiniLmEncoder(runtime = 'onnxruntime-node') {
   const tokenizer = new WordPieceTokenizer(
     JSON.parse(readFileSync(path.join(dir, 'tokenizer.json'), 'utf8')),
   );
-  const session = await createSession(ort, buildGraph(weight));
+  const session = await createSession(ort, buildGraph(weight, int8));
   const words = weight('embeddings.word_embeddings.weight').bits; // fp16, converted per token
   const positions = toFloat(weight('embeddings.position_embeddings.weight').bits);
   const type0 = toFloat(weight('embeddings.token_type_embeddings.weight').bits).subarray(0, DIMS);

@@ -56,6 +56,8 @@ export interface LocalEncoderOptions {
   batchDeadlineMs?: number;
   /** 'fallback' runs each model on its fallback (WebAssembly), as where ONNX Runtime cannot load. */
   engine?: 'fallback';
+  /** 'float32' runs the ONNX graphs without their 8-bit projections (tests compare them with the fallbacks). */
+  precision?: 'float32';
   /** The package loaded as ONNX Runtime (default onnxruntime-node); tests name a missing one. */
   onnxRuntime?: string;
   /** Told once per worker when the model runs on the fallback because ONNX Runtime could not load. */
@@ -69,11 +71,14 @@ export type LocalModel = 'use-lite+minilm' | 'use-lite' | 'minilm';
  * Each choice: the id its stored vectors are kept under (one choice's vectors never mix with another's),
  * its models with their weights in the joined vector (cosine = the weighted mean of theirs), and its cosine
  * scale. Weights and scales chosen by the dev set's cross-validation (docs/discovery.md, "Eighth round").
+ * "/int8": the vectors of the 8-bit graphs (ninth round). Where ONNX Runtime cannot load, the fallbacks'
+ * float vectors are stored under the same id: they agree to a cosine of ~0.996, closer than two wordings
+ * of one text, and a second id would have such an instance encode the whole catalogue again.
  */
 const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, number]>; scale: CosineScale }> =
   {
     'use-lite+minilm': {
-      id: 'minilm-l6-v2+use-lite/0.5+0.5',
+      id: 'minilm-l6-v2+use-lite/0.5+0.5/int8',
       models: [
         ['minilm', 0.5],
         ['use-lite', 0.5],
@@ -81,12 +86,12 @@ const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, numb
       scale: { floor: 0.1, ceil: 0.5 },
     },
     'use-lite': {
-      id: 'use-lite-512/energetic-ai-0.2.0',
+      id: 'use-lite-512/energetic-ai-0.2.0/int8',
       models: [['use-lite', 1]],
       scale: DEFAULT_COSINE_SCALE,
     },
     minilm: {
-      id: 'all-minilm-l6-v2/lat.md-fp16-0.1.0',
+      id: 'all-minilm-l6-v2/lat.md-fp16-0.1.0/int8',
       models: [['minilm', 1]],
       scale: { floor: 0.1, ceil: 0.5 },
     },
@@ -115,7 +120,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   /** The current worker has answered once (its model is loaded). */
   private answered = false;
   private readonly batchDeadlineMs: number;
-  private readonly workerData: Pick<LocalEncoderOptions, 'engine' | 'onnxRuntime'> & {
+  private readonly workerData: Pick<LocalEncoderOptions, 'engine' | 'onnxRuntime' | 'precision'> & {
     models: Array<[string, number]>;
   };
   private readonly log: WarningLog | undefined;
@@ -128,7 +133,12 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     const { id, models, scale } = LOCAL_MODELS[options.model ?? 'use-lite+minilm'];
     this.id = id;
     this.cosineScale = scale;
-    this.workerData = { engine: options.engine, onnxRuntime: options.onnxRuntime, models };
+    this.workerData = {
+      engine: options.engine,
+      onnxRuntime: options.onnxRuntime,
+      precision: options.precision,
+      models,
+    };
     this.log = options.log;
   }
 
