@@ -98,7 +98,7 @@ const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, numb
   };
 
 /**
- * The shipped encoder, in a worker thread so that encoding (~6 ms of CPU for a query, ~23 ms for an endpoint
+ * The shipped encoder, in a worker thread so that encoding (~5 ms of CPU for a query, ~12 ms for an endpoint
  * text on ONNX Runtime, both models; ~10× that on the fallbacks; encoder-worker.mjs) never blocks the
  * event loop. One batch at a time
  * goes to the worker: the queries waiting (all of them together, up to URGENT_BATCH_TEXTS) before
