@@ -14,6 +14,7 @@ import {
 } from '../../src/modules/discovery/ranking/search-index.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
+import { catalogDigests, providerVersions } from '../../src/modules/discovery/repo.js';
 import { VERSION_STALE_MS } from '../../src/modules/discovery/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { SMALL_CATALOGUE } from './catalogue.js';
@@ -156,6 +157,27 @@ describe('changes written by another instance (straight into the database: no ev
     expect(keysOf(await discoverOk(a, { query: 'weather forecast for the next days' }))).toContain(
       'skycast/outlook',
     );
+  });
+
+  it('a change alters its own block digest only, and reading that block finds it', async () => {
+    const db = a.deps.db.orm;
+    const before = await catalogDigests(db);
+    await writtenElsewhere(
+      sql`UPDATE providers SET updated_at = updated_at + interval '3 seconds' WHERE id = 'skycast'`,
+    );
+    const after = await catalogDigests(db);
+    expect(after.providers).toBe(before.providers);
+    const changed = [...after.blocks].filter(([b, digest]) => before.blocks.get(b) !== digest);
+    expect(changed).toHaveLength(1);
+    const all = await providerVersions(db);
+    const read = await providerVersions(db, { blocks: changed.map(([b]) => b), ids: [] });
+    expect(read.get('skycast')).toEqual(all.get('skycast'));
+    // The block's providers, not the catalogue's; a provider named by id comes whatever its block.
+    expect(read.size).toBeLessThan(all.size);
+    for (const v of read.values()) expect(v.block).toBe(changed[0]?.[0]);
+    const other = [...all].find(([, v]) => v.block !== changed[0]?.[0]);
+    const named = await providerVersions(db, { blocks: [], ids: [other?.[0] as string] });
+    expect([...named.keys()]).toEqual([other?.[0]]);
   });
 
   it('a provider pending review is not discoverable until it is active', async () => {

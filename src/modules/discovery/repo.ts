@@ -1,5 +1,5 @@
-// Discovery's reads: the catalogue (providers + endpoints; all of it, or a few providers), a cheap
-// catalogue fingerprint and per-provider versions for noticing changes made by other instances, and the
+// Discovery's reads: the catalogue (providers + endpoints; all of it, or a few providers), cheap
+// per-block digests and per-provider versions for noticing changes made by other instances, and the
 // quality metrics of every endpoint.
 import { sql } from 'drizzle-orm';
 import { type Executor, rows } from '../../db/index.js';
@@ -56,32 +56,62 @@ export async function loadIndexedEndpoints(db: Executor, providerIds?: string[])
 }
 
 /**
- * Changes whenever a provider is created, replaced, deleted or changes status: the count and a sum of
- * hashes of every provider's version (id, update time, status). A maximum of update times would miss a
- * write whose timestamp is older than one already seen (a transaction that took long to commit, another
- * instance's clock). One pass over the providers table (about 2 ms at 10,000 providers), run a few times
- * a second per busy instance.
+ * Providers fall into this many blocks by a hash of their id. A change is found by one digest per block;
+ * only the changed blocks' provider versions are then read (at 10,000 providers, ~160 rows instead of
+ * every provider's, which on a busy instance arrive over several ranking turns).
  */
-export async function catalogFingerprint(db: Executor): Promise<string> {
-  const [row] = await rows<{ providers: number; versions: string | null }>(
-    db,
-    sql`SELECT count(*)::int AS providers,
-               sum(hashtext(id || ' ' || updated_at::text || ' ' || status)::bigint)::text AS versions
-        FROM providers`,
-  );
-  return `${row?.providers ?? 0}/${row?.versions ?? ''}`;
+export const VERSION_BLOCKS = 64;
+const BLOCK = sql.raw(`(hashtext(id) & ${VERSION_BLOCKS - 1})`);
+
+export interface CatalogDigests {
+  /** Per block that holds providers: their count and a sum of hashes of their versions. */
+  blocks: Map<number, string>;
+  providers: number;
 }
 
 /**
- * The version of every provider (update time and status): comparing two of these lists tells which
- * providers were added, replaced or removed since, so only those are re-read and re-indexed.
+ * Changes, in the block of the provider concerned, whenever a provider is created, replaced, deleted or
+ * changes status: the count and a sum of hashes of each provider's version (id, update time, status). A
+ * maximum of update times would miss a write whose timestamp is older than one already seen (a
+ * transaction that took long to commit, another instance's clock). One pass over the providers table
+ * (about 2 ms at 10,000 providers), run a few times a second per busy instance.
  */
-export async function providerVersions(db: Executor): Promise<Map<string, string>> {
-  const result = await rows<{ id: string; version: string }>(
+export async function catalogDigests(db: Executor): Promise<CatalogDigests> {
+  const result = await rows<{ block: number; providers: number; versions: string }>(
     db,
-    sql`SELECT id, updated_at::text || ' ' || status AS version FROM providers`,
+    sql`SELECT ${BLOCK} AS block, count(*)::int AS providers,
+               sum(hashtext(id || ' ' || updated_at::text || ' ' || status)::bigint)::text AS versions
+        FROM providers GROUP BY 1`,
   );
-  return new Map(result.map((r) => [r.id, r.version]));
+  return {
+    blocks: new Map(result.map((r) => [r.block, `${r.providers}/${r.versions}`])),
+    providers: result.reduce((n, r) => n + r.providers, 0),
+  };
+}
+
+export interface ProviderVersion {
+  /** Update time and status. */
+  version: string;
+  block: number;
+}
+
+/**
+ * The version of every provider, or of those in `blocks` and those named: comparing two of these tells
+ * which providers were added, replaced or removed since, so only those are re-read and re-indexed.
+ */
+export async function providerVersions(
+  db: Executor,
+  only?: { blocks: number[]; ids: string[] },
+): Promise<Map<string, ProviderVersion>> {
+  const where = only
+    ? sql`WHERE ${BLOCK} IN (SELECT json_array_elements_text(${JSON.stringify(only.blocks)}::json)::int)
+             OR id IN (SELECT json_array_elements_text(${JSON.stringify(only.ids)}::json))`
+    : sql``;
+  const result = await rows<{ id: string; version: string; block: number }>(
+    db,
+    sql`SELECT id, updated_at::text || ' ' || status AS version, ${BLOCK} AS block FROM providers ${where}`,
+  );
+  return new Map(result.map((r) => [r.id, { version: r.version, block: r.block }]));
 }
 
 /** Quality metrics keyed "provider/slug" (the catalogue's loader); endpoints without a row have defaults. */

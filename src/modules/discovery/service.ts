@@ -1,9 +1,9 @@
 // Discovery service: one in-memory index per app instance, kept current one provider at a time. A
 // change made on this instance (`catalog.changed`) is applied before the next request is answered; a
-// change made by another instance is noticed by a cheap fingerprint query (in the background every
-// VERSION_POLL_MS while requests come; awaited by a request when the last look is older than
-// VERSION_STALE_MS) and applied the same way: only the providers whose version differs are re-read and
-// re-indexed, so no request waits for a rebuild. Large changes (a bulk import) rebuild a new index beside
+// change made by another instance is noticed by a cheap query of per-block digests (in the background
+// every VERSION_POLL_MS while requests come; awaited by a request when the last look is older than
+// VERSION_STALE_MS) and applied the same way: only the changed blocks' provider versions are read, and
+// only the providers whose version differs are re-read and re-indexed, so no request waits for a rebuild. Large changes (a bulk import) rebuild a new index beside
 // the live one, in chunks that let requests run, and swap it in. Caches (docs/discovery.md): matching results 5
 // minutes, quality metrics 1 minute, ranked pages until either changes.
 import type { AppDeps } from '../../deps.js';
@@ -23,10 +23,11 @@ import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetric
 import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
 import { RankingTurns } from './ranking-turns.js';
 import {
-  catalogFingerprint,
+  catalogDigests,
   loadIndexedEndpoints,
   loadQuality,
   loadTextVectors,
+  type ProviderVersion,
   providerVersions,
   saveTextVectors,
 } from './repo.js';
@@ -86,8 +87,8 @@ export interface Discovered {
 interface Snapshot {
   /** Changed in place by incremental updates (each one bumps `generation`), replaced by a full rebuild. */
   index: SearchIndex;
-  /** Version (update time + status) of every provider the index holds, from the database. */
-  versions: Map<string, string>;
+  /** Version (update time + status) and block of every provider the index holds, from the database. */
+  versions: Map<string, ProviderVersion>;
 }
 
 export class DiscoveryService {
@@ -99,8 +100,8 @@ export class DiscoveryService {
   private syncing: Promise<void> | undefined;
   private syncsStarted = 0;
   private syncsDone = 0;
-  /** Fingerprint of the catalogue the index reflects ('' = look at the versions on the next sync). */
-  private fingerprint = '';
+  /** Block digests of the catalogue the index reflects (undefined: compare every version on the next sync). */
+  private digests: Map<number, string> | undefined;
   /** Catalogue changes announced on this instance, and how many of them the index already holds. */
   private changes = 0;
   private applied = 0;
@@ -203,7 +204,7 @@ export class DiscoveryService {
     this.snapshot = snapshot;
     this.changed();
     // Whatever changed while it was built is found by the next sync's version comparison.
-    this.fingerprint = '';
+    this.digests = undefined;
   }
 
   /** Rebuild beside the live index and swap; requests keep using the live one until then. */
@@ -235,15 +236,17 @@ export class DiscoveryService {
     try {
       if (this.closed) return;
       const db = this.deps.db.orm;
-      const fingerprint = await catalogFingerprint(db);
+      const digests = await catalogDigests(db);
       const snapshot = this.snapshot;
-      if (snapshot && (fingerprint !== this.fingerprint || local.length > 0) && !this.fullRebuild) {
-        const versions = await providerVersions(db);
+      const blocks = this.digests && changedBlocks(this.digests, digests.blocks);
+      if (snapshot && (!blocks || blocks.length > 0 || local.length > 0) && !this.fullRebuild) {
+        const versions = await providerVersions(db, blocks && { blocks, ids: local });
+        const read = (id: string, block: number) => !blocks || blocks.includes(block) || local.includes(id);
         const ids = new Set(local);
-        for (const [id, version] of versions) if (snapshot.versions.get(id) !== version) ids.add(id);
-        for (const id of snapshot.versions.keys()) if (!versions.has(id)) ids.add(id);
+        for (const [id, v] of versions) if (snapshot.versions.get(id)?.version !== v.version) ids.add(id);
+        for (const [id, v] of snapshot.versions) if (!versions.has(id) && read(id, v.block)) ids.add(id);
         const incremental =
-          ids.size <= INCREMENTAL_MAX_PROVIDERS || ids.size <= INCREMENTAL_MAX_SHARE * versions.size;
+          ids.size <= INCREMENTAL_MAX_PROVIDERS || ids.size <= INCREMENTAL_MAX_SHARE * digests.providers;
         if (ids.size > 0 && incremental) {
           const endpoints = await loadIndexedEndpoints(db, [...ids]);
           // Synchronous from here to the end of the update: no request sees a half-applied change.
@@ -268,7 +271,7 @@ export class DiscoveryService {
           void this.startFullRebuild();
         }
       }
-      this.fingerprint = fingerprint;
+      this.digests = digests.blocks;
       this.applied = Math.max(this.applied, target);
       this.lastSync = this.now();
       this.syncsDone = seq;
@@ -282,11 +285,11 @@ export class DiscoveryService {
   async currentIndex(forceCheck = false): Promise<Snapshot> {
     if (!this.snapshot) {
       this.firstBuild ??= (async () => {
-        const fingerprint = await catalogFingerprint(this.deps.db.orm);
+        const digests = await catalogDigests(this.deps.db.orm);
         const target = this.changes;
         this.pending.clear();
         this.swapIn(await this.buildFull());
-        this.fingerprint = fingerprint;
+        this.digests = digests.blocks;
         this.applied = Math.max(this.applied, target);
         this.lastSync = this.now();
       })().finally(() => {
@@ -514,6 +517,13 @@ function evidenceMemo(query: string | undefined) {
       last = { index, slot, evidence: matchEvidence(index, query ?? '', slot) };
     return last.evidence;
   };
+}
+
+/** Blocks whose digest differs between two looks at the catalogue (added, changed or emptied). */
+function changedBlocks(before: Map<number, string>, now: Map<number, string>): number[] {
+  const changed = [...now].filter(([block, digest]) => before.get(block) !== digest).map(([block]) => block);
+  for (const block of before.keys()) if (!now.has(block)) changed.push(block);
+  return changed;
 }
 
 function normaliseQuery(query: string): string {
