@@ -104,7 +104,10 @@ export class OnnxGraph {
   dense(input, name, [inputs, outputs], weights, bias, { int8 = false } = {}) {
     const biasName = this.init(`${name}.bias`, [outputs], bias);
     if (!int8)
-      return this.op('Add', [this.op('MatMul', [input, this.init(name, [inputs, outputs], weights)]), biasName]);
+      return this.op('Add', [
+        this.op('MatMul', [input, this.init(name, [inputs, outputs], weights)]),
+        biasName,
+      ]);
     const { values, scales } = int8Columns(weights, inputs, outputs);
     const w = this.init(name, [inputs, outputs], values);
     const scale = this.init(`${name}.scale`, [outputs], scales);
