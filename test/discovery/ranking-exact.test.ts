@@ -200,3 +200,20 @@ describe('the meaning cosines skipped by their int8 bound', () => {
     expect(tighter).toBeGreaterThan(1000);
   });
 });
+
+describe('the bound raised by the best relevance found so far', () => {
+  it('leaves every hit and its relevance as computing every candidate does', () => {
+    const catalogue = generateCatalogue(300);
+    const index = buildSearchIndex(toIndexedEndpoints(catalogue), loadWordVectors());
+    const queries = generateQueries(catalogue, 200);
+    const fast = queries.map((q) => matchQuery(index, q));
+    const exhaustive = queries.map((q) => matchQuery(index, q, undefined, undefined, true));
+    expect(fast).toEqual(exhaustive);
+    expect(fast.reduce((n, hits) => n + hits.slots.length, 0)).toBeGreaterThan(10_000);
+    // With a filter and no relevance floor (the gate's use) as well.
+    const even = (i: number) => i % 2 === 0;
+    expect(queries.map((q) => matchQuery(index, q, even, 0))).toEqual(
+      queries.map((q) => matchQuery(index, q, even, 0, true)),
+    );
+  });
+});
