@@ -4,13 +4,15 @@
 // took ~5 ms in JavaScript and ~1 ms here.
 import { readFileSync } from 'node:fs';
 
-const dotsModule = new WebAssembly.Module(
+/** The kernels' module (resources/int8-dots.wat), compiled once; each user instantiates its own memory. */
+export const dotsModule = new WebAssembly.Module(
   readFileSync(new URL('./resources/int8-dots.wasm', import.meta.url)),
 );
 
-interface DotsExports {
+export interface DotsExports {
   memory: WebAssembly.Memory;
   dots(query: number, matrix: number, rows: number, stride: number, out: number): void;
+  dot_f32(query: number, row: number, dims: number): number;
 }
 
 const PAGE = 65_536;

@@ -112,7 +112,7 @@ export function matchEvidence(index: SearchIndex, query: string, doc: number): M
   let dot = 0;
   let norm = 0;
   for (let d = 0; d < dims; d++) {
-    dot += (qv[d] as number) * (index.docVectors[doc * dims + d] as number);
+    dot += (qv[d] as number) * (index.docVectors.matrix[doc * dims + d] as number);
     norm += (qv[d] as number) ** 2;
   }
   const meaning = norm > 0 ? dot / Math.sqrt(norm) : 0;

@@ -385,8 +385,9 @@ export function matchQuery(
     const blendTotal = t.lexicalWeight + t.softWeight + t.meaningWeight + t.focusWeight;
     const focusMax = t.focusWeight / blendTotal;
     const qv = queryVector(index, words);
-    const dims = index.vectors.dims;
+    // The exact cosines run in WebAssembly, on the query set here (float-rows.ts).
     const dv = index.docVectors;
+    if (qv) dv.setQuery(qv);
     // Pass 1: the cheap part of every candidate's relevance (BM25 and coverage, no vectors).
     // Written before read: reused without zeroing.
     const partial = scratch.partial;
@@ -451,7 +452,7 @@ export function matchQuery(
           cosineBounds ??= index.docRows.upperBounds(qv, 0, n);
           if ((cosineBounds[i] as number) + 1e-9 < need) return -1;
         }
-        const cos = dotAt(qv, dv, i * dims);
+        const cos = dv.dot(i);
         meaning = Math.min(1, Math.max(0, (cos - t.meaningFloor) / (t.meaningCeil - t.meaningFloor)));
       }
       return p + meaningMax * meaning + focusMax * focus;

@@ -12,6 +12,7 @@
 // drifts only with large changes of the catalogue (`vectorDrift` says how much, and the service rebuilds
 // beside the live index when it matters).
 
+import { FloatRows } from '../float-rows.js';
 import { clearKeys, emptyKeyTable, type KeyTable, setKeys } from './keys.js';
 import {
   buildLexical,
@@ -100,8 +101,8 @@ export interface SearchIndex {
   /** Next never-used stem id, and ids freed by stems that left the vocabulary. */
   nextStemId: number;
   freeStemIds: number[];
-  /** Row i = unit mean vector of endpoint i (capacity may exceed the slots used). */
-  docVectors: Float32Array;
+  /** Row i = unit mean vector of endpoint i (capacity may exceed the slots used), in WebAssembly memory. */
+  docVectors: FloatRows;
   /** The same rows in int8, to bound the meaning cosine of a query's candidates (row-bounds.ts). */
   docRows: RowBounds;
   vectors: WordVectors;
@@ -284,7 +285,7 @@ function setDocVector(index: SearchIndex, slot: number, tokens: Array<[string, s
     else perWord.set(word, { stem: s, weight: fieldWeight });
   }
   const off = slot * dims;
-  const out = index.docVectors.subarray(off, off + dims);
+  const out = index.docVectors.matrix.subarray(off, off + dims);
   out.fill(0);
   for (const [word, { stem: s, weight }] of perWord) {
     const entry = index.vocab.get(s);
@@ -317,7 +318,7 @@ function emptyIndex(vectors: WordVectors, capacity: number): SearchIndex {
     keys: emptyKeyTable(capacity),
     nextStemId: 0,
     freeStemIds: [],
-    docVectors: new Float32Array(Math.max(capacity, 16) * vectors.dims),
+    docVectors: new FloatRows(vectors.dims, Math.max(capacity, 16)),
     docRows: new RowBounds(vectors.dims, capacity),
     vectors,
     builtWith: 0,
@@ -539,7 +540,7 @@ export function replaceProviderEndpoints(
     const entry = index.vocab.get(s);
     if (entry) setStemRow(index, entry);
   }
-  index.docVectors = ensureRows(index.docVectors, index.endpoints.length, index.vectors.dims);
+  index.docVectors.ensure(index.endpoints.length);
   for (const { slot, a } of added) setDocVector(index, slot, a.tokens);
   updateLexical(
     index.lexical,
