@@ -3,9 +3,10 @@
 // change made by another instance is noticed by a cheap query of per-block digests (in the background
 // every VERSION_POLL_MS while requests come; awaited by a request when the last look is older than
 // VERSION_STALE_MS) and applied the same way: only the changed blocks' provider versions are read, and
-// only the providers whose version differs are re-read and re-indexed, so no request waits for a rebuild. Large changes (a bulk import) rebuild a new index beside
-// the live one, in chunks that let requests run, and swap it in. Caches (docs/discovery.md): matching results 5
-// minutes, quality metrics 1 minute, ranked pages until either changes.
+// only the providers whose version differs are re-read and re-indexed, so no request waits for a
+// rebuild. Large changes (a bulk import) rebuild a new index beside the live one, in chunks that let
+// requests run, and swap it in. Caches (docs/discovery.md): matching results 5 minutes, quality metrics
+// 1 minute, ranked pages until either changes.
 import type { AppDeps } from '../../deps.js';
 import { EndpointVectors } from './endpoint-vectors.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
