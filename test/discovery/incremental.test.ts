@@ -14,7 +14,7 @@ import {
 } from '../../src/modules/discovery/ranking/search-index.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
-import { catalogDigests, providerVersions } from '../../src/modules/discovery/repo.js';
+import { catalogDigests, providerVersions, readProviders } from '../../src/modules/discovery/repo.js';
 import { VERSION_STALE_MS } from '../../src/modules/discovery/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { SMALL_CATALOGUE } from './catalogue.js';
@@ -170,14 +170,19 @@ describe('changes written by another instance (straight into the database: no ev
     const changed = [...after.blocks].filter(([b, digest]) => before.blocks.get(b) !== digest);
     expect(changed).toHaveLength(1);
     const all = await providerVersions(db);
-    const read = await providerVersions(db, { blocks: changed.map(([b]) => b), ids: [] });
+    const read = await providerVersions(
+      db,
+      changed.map(([b]) => b),
+    );
     expect(read.get('skycast')).toEqual(all.get('skycast'));
-    // The block's providers, not the catalogue's; a provider named by id comes whatever its block.
+    // The block's providers, not the catalogue's.
     expect(read.size).toBeLessThan(all.size);
     for (const v of read.values()) expect(v.block).toBe(changed[0]?.[0]);
-    const other = [...all].find(([, v]) => v.block !== changed[0]?.[0]);
-    const named = await providerVersions(db, { blocks: [], ids: [other?.[0] as string] });
-    expect([...named.keys()]).toEqual([other?.[0]]);
+    // Providers read by id come with the same versions, whatever their block, and with their endpoints.
+    const other = [...all].find(([, v]) => v.block !== changed[0]?.[0])?.[0] as string;
+    const named = await readProviders(db, ['skycast', other, 'no-such-provider']);
+    expect(named.versions).toEqual(new Map([...all].filter(([id]) => id === 'skycast' || id === other)));
+    expect(new Set(named.endpoints.map((e) => e.providerId))).toEqual(new Set(['skycast', other]));
   });
 
   it('a provider pending review is not discoverable until it is active', async () => {
@@ -192,6 +197,10 @@ describe('changes written by another instance (straight into the database: no ev
     const query = { query: 'is the wind right for flying a kite' };
     clock.advance(VERSION_STALE_MS);
     expect(keysOf(await discoverOk(a, query))).not.toContain('kite/wind');
+    // Read by id, it has a version (its status is part of it) and no endpoints to index.
+    const pending = await readProviders(a.deps.db.orm, ['kite']);
+    expect(pending.versions.get('kite')?.version).toMatch(/ pending_review$/);
+    expect(pending.endpoints).toEqual([]);
     await writtenElsewhere(sql`UPDATE providers SET status = 'active' WHERE id = 'kite'`);
     clock.advance(VERSION_STALE_MS);
     expect(keysOf(await discoverOk(a, query))[0]).toBe('kite/wind');

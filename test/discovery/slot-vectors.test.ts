@@ -62,31 +62,46 @@ describe('slotVectors', () => {
   it('updated in place, scores every slot by its current vector after replacements, additions and removals', () => {
     const vectors = new Map<IndexedEndpoint, StoredVector>();
     const slots: Array<IndexedEndpoint | undefined> = Array.from({ length: 40 }, (_, i) => endpoint(`e${i}`));
-    for (const e of slots) if (e) vectors.set(e, randomVector());
+    // Slots 5 and 6 wait for their vectors.
+    for (const e of slots) if (e && e.slug !== 'e5' && e.slug !== 'e6') vectors.set(e, randomVector());
     const vectorOf = (e: IndexedEndpoint) => vectors.get(e);
     const query = Float32Array.from(randomVector().q, (x) => x / 127);
 
     let kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 1);
     const matrix = kept.rows.matrix;
-    // Generation 2: one endpoint gets a new text (a new vector), one loses its vector, one is removed.
-    vectors.set(slots[3] as IndexedEndpoint, randomVector());
-    vectors.delete(slots[5] as IndexedEndpoint);
+    // Generation 2: one slot gets a new endpoint (a new text: a new vector), one endpoint's vector
+    // arrives, one endpoint is removed.
+    slots[3] = endpoint('e3, rewritten');
+    vectors.set(slots[3], randomVector());
+    vectors.set(slots[5] as IndexedEndpoint, randomVector());
     slots[9] = undefined;
     kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 2, kept);
     expect(kept.rows.matrix).toBe(matrix); // same memory: rewritten in place
     expectScores(scores(kept, 40, query), expected(slots, vectorOf, query));
-    // Generation 3: more endpoints than the matrix holds; it grows once, with room to spare.
+    expect(kept.has[6]).toBe(0); // still waiting
+    // Unchanged slots are not looked up again: an endpoint's vector never changes once it has one.
+    const looked: IndexedEndpoint[] = [];
+    const counting = (e: IndexedEndpoint) => {
+      looked.push(e);
+      return vectorOf(e);
+    };
+    slots[12] = endpoint('e12, rewritten');
+    vectors.set(slots[12], randomVector());
+    kept = slotVectors(slots as IndexedEndpoint[], counting, 3, kept);
+    expect(looked.map((e) => e.slug)).toEqual(['e6', 'e12, rewritten']);
+    expectScores(scores(kept, 40, query), expected(slots, vectorOf, query));
+    // Generation 4: more endpoints than the matrix holds; it grows once, with room to spare.
     for (let i = 40; i < 60; i++) {
       const e = endpoint(`e${i}`);
       slots.push(e);
       vectors.set(e, randomVector());
     }
-    kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 3, kept);
+    kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 4, kept);
     expect(kept.rows.rows).toBeGreaterThan(60);
     expectScores(scores(kept, 60, query), expected(slots, vectorOf, query));
-    // Generation 4: the catalogue shrinks; rows past its end hold nothing.
+    // Generation 5: the catalogue shrinks; rows past its end hold nothing.
     slots.length = 30;
-    kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 4, kept);
+    kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 5, kept);
     expect([...kept.has.subarray(30)].every((h) => h === 0)).toBe(true);
     expectScores(scores(kept, 30, query), expected(slots, vectorOf, query));
   });

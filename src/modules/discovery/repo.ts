@@ -6,13 +6,27 @@ import { type Executor, rows } from '../../db/index.js';
 import { liveProvider, loadEndpointQuality } from '../catalog/index.js';
 import type { IndexedEndpoint, ParameterSpec, QualityMetrics } from './ranking/types.js';
 
-interface EndpointRow {
+/**
+ * Providers fall into this many blocks by a hash of their id. A change is found by one digest per block;
+ * only the changed blocks' provider versions are then read (at 10,000 providers, ~160 rows instead of
+ * every provider's, which on a busy instance arrive over several ranking turns).
+ */
+export const VERSION_BLOCKS = 64;
+/** Providers are read as `p` everywhere here. */
+const BLOCK = sql.raw(`(hashtext(p.id) & ${VERSION_BLOCKS - 1})`);
+/** A provider's version: its update time and status (see `catalogDigests` for why not a maximum). */
+const VERSION = sql.raw(`p.updated_at::text || ' ' || p.status`);
+
+interface ProviderRow {
   provider_id: string;
+  version: string;
+  block: number;
   provider_name: string;
   provider_description: string;
   category: string;
   provider_tags: string[];
-  slug: string;
+  /** The endpoint's columns are null on the one row of a provider that is not listed or has none. */
+  slug: string | null;
   method: string;
   description: string;
   tags: string[];
@@ -21,47 +35,55 @@ interface EndpointRow {
   price_credits: bigint;
 }
 
-/**
- * Every endpoint of the listed (active) providers with their provider's texts, in a stable order
- * (provider id, slug); all providers when `providerIds` is undefined.
- */
-export async function loadIndexedEndpoints(db: Executor, providerIds?: string[]): Promise<IndexedEndpoint[]> {
-  const only =
-    providerIds === undefined
-      ? sql``
-      : sql`AND p.id IN (SELECT json_array_elements_text(${JSON.stringify(providerIds)}::json))`;
-  const result = await rows<EndpointRow>(
-    db,
-    sql`SELECT p.id AS provider_id, p.name AS provider_name, p.description AS provider_description,
-               p.category, to_json(p.tags) AS provider_tags, e.slug, e.method, e.description,
-               to_json(e.tags) AS tags, e.parameters, e.response_schema, e.price_credits
-        FROM endpoints e JOIN providers p ON p.id = e.provider_id
-        WHERE ${liveProvider('p')} ${only}
-        ORDER BY p.id, e.slug`,
-  );
-  return result.map((r) => ({
-    providerId: r.provider_id,
-    providerName: r.provider_name,
-    providerDescription: r.provider_description,
-    category: r.category,
-    providerTags: r.provider_tags ?? [],
-    slug: r.slug,
-    method: r.method,
-    description: r.description,
-    tags: r.tags ?? [],
-    parameters: r.parameters ?? {},
-    responseSchema: r.response_schema,
-    priceCredits: BigInt(r.price_credits),
-  }));
+export interface ProvidersRead {
+  /** The version of every provider read (listed or not); a provider absent here does not exist. */
+  versions: Map<string, ProviderVersion>;
+  /** Every endpoint of the listed (active) ones, with their provider's texts, by provider id and slug. */
+  endpoints: IndexedEndpoint[];
 }
 
 /**
- * Providers fall into this many blocks by a hash of their id. A change is found by one digest per block;
- * only the changed blocks' provider versions are then read (at 10,000 providers, ~160 rows instead of
- * every provider's, which on a busy instance arrive over several ranking turns).
+ * Providers with their versions and, for the listed (active) ones, their endpoints: all of them, or the
+ * ids given. One statement, so each endpoint list is exactly the one its version describes: an index
+ * that records the version with the endpoints can tell later, by version alone, that it holds them.
  */
-export const VERSION_BLOCKS = 64;
-const BLOCK = sql.raw(`(hashtext(id) & ${VERSION_BLOCKS - 1})`);
+export async function readProviders(db: Executor, providerIds?: string[]): Promise<ProvidersRead> {
+  const only =
+    providerIds === undefined
+      ? sql``
+      : sql`WHERE p.id IN (SELECT json_array_elements_text(${JSON.stringify(providerIds)}::json))`;
+  const result = await rows<ProviderRow>(
+    db,
+    sql`SELECT p.id AS provider_id, ${VERSION} AS version, ${BLOCK} AS block,
+               p.name AS provider_name, p.description AS provider_description, p.category,
+               to_json(p.tags) AS provider_tags, e.slug, e.method, e.description,
+               to_json(e.tags) AS tags, e.parameters, e.response_schema, e.price_credits
+        FROM providers p LEFT JOIN endpoints e ON e.provider_id = p.id AND ${liveProvider('p')}
+        ${only}
+        ORDER BY p.id, e.slug`,
+  );
+  const versions = new Map<string, ProviderVersion>();
+  const endpoints: IndexedEndpoint[] = [];
+  for (const r of result) {
+    versions.set(r.provider_id, { version: r.version, block: r.block });
+    if (r.slug === null) continue;
+    endpoints.push({
+      providerId: r.provider_id,
+      providerName: r.provider_name,
+      providerDescription: r.provider_description,
+      category: r.category,
+      providerTags: r.provider_tags ?? [],
+      slug: r.slug,
+      method: r.method,
+      description: r.description,
+      tags: r.tags ?? [],
+      parameters: r.parameters ?? {},
+      responseSchema: r.response_schema,
+      priceCredits: BigInt(r.price_credits),
+    });
+  }
+  return { versions, endpoints };
+}
 
 export interface CatalogDigests {
   /** Per block that holds providers: their count and a sum of hashes of their versions. */
@@ -80,8 +102,8 @@ export async function catalogDigests(db: Executor): Promise<CatalogDigests> {
   const result = await rows<{ block: number; providers: number; versions: string }>(
     db,
     sql`SELECT ${BLOCK} AS block, count(*)::int AS providers,
-               sum(hashtext(id || ' ' || updated_at::text || ' ' || status)::bigint)::text AS versions
-        FROM providers GROUP BY 1`,
+               sum(hashtext(p.id || ' ' || ${VERSION})::bigint)::text AS versions
+        FROM providers p GROUP BY 1`,
   );
   return {
     blocks: new Map(result.map((r) => [r.block, `${r.providers}/${r.versions}`])),
@@ -96,20 +118,19 @@ export interface ProviderVersion {
 }
 
 /**
- * The version of every provider, or of those in `blocks` and those named: comparing two of these tells
- * which providers were added, replaced or removed since, so only those are re-read and re-indexed.
+ * The version of every provider, or of those in `blocks`: comparing two of these tells which providers
+ * were added, replaced or removed since, so only those are re-read and re-indexed.
  */
 export async function providerVersions(
   db: Executor,
-  only?: { blocks: number[]; ids: string[] },
+  blocks?: number[],
 ): Promise<Map<string, ProviderVersion>> {
-  const where = only
-    ? sql`WHERE ${BLOCK} IN (SELECT json_array_elements_text(${JSON.stringify(only.blocks)}::json)::int)
-             OR id IN (SELECT json_array_elements_text(${JSON.stringify(only.ids)}::json))`
+  const where = blocks
+    ? sql`WHERE ${BLOCK} IN (SELECT json_array_elements_text(${JSON.stringify(blocks)}::json)::int)`
     : sql``;
   const result = await rows<{ id: string; version: string; block: number }>(
     db,
-    sql`SELECT id, updated_at::text || ' ' || status AS version, ${BLOCK} AS block FROM providers ${where}`,
+    sql`SELECT p.id, ${VERSION} AS version, ${BLOCK} AS block FROM providers p ${where}`,
   );
   return new Map(result.map((r) => [r.id, { version: r.version, block: r.block }]));
 }

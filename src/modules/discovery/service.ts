@@ -11,7 +11,7 @@ import type { AppDeps } from '../../deps.js';
 import { EndpointVectors } from './endpoint-vectors.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
-import { type EndpointBoosts, endpointBoosts } from './ranking/order.js';
+import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
 import { rankPage } from './ranking/page.js';
 import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
 import {
@@ -25,11 +25,12 @@ import { loadWordVectors, type WordVectors } from './ranking/vectors.js';
 import { RankingTurns } from './ranking-turns.js';
 import {
   catalogDigests,
-  loadIndexedEndpoints,
   loadQuality,
   loadTextVectors,
+  type ProvidersRead,
   type ProviderVersion,
   providerVersions,
+  readProviders,
   saveTextVectors,
 } from './repo.js';
 import { createSentenceEncoder, type SentenceEncoder, type WarningLog } from './sentence-encoder.js';
@@ -99,6 +100,8 @@ export class DiscoveryService {
   private firstBuild: Promise<void> | undefined;
   private fullRebuild: Promise<void> | undefined;
   private syncing: Promise<void> | undefined;
+  /** The running sync's part for changes made on this instance: up to which change, and when it is in. */
+  private localStep: { target: number; applied: Promise<void> } | undefined;
   private syncsStarted = 0;
   private syncsDone = 0;
   /** Block digests of the catalogue the index reflects (undefined: compare every version on the next sync). */
@@ -114,9 +117,7 @@ export class DiscoveryService {
   private quality: { byKey: Map<string, QualityMetrics>; loadedAt: number; load: number } | undefined;
   private qualityLoads = 0;
   /** Quality and order boosts aligned with the index's slots, for one generation and quality load. */
-  private aligned:
-    | { generation: number; load: number; qualities: QualityMetrics[]; boosts: EndpointBoosts }
-    | undefined;
+  private aligned: { generation: number; load: number; slots: AlignedBoosts } | undefined;
   private matches = new Map<string, CachedMatches>();
   /** Hits held by the match cache, bounded so large catalogues cannot make it grow without limit. */
   private cachedHits = 0;
@@ -192,10 +193,7 @@ export class DiscoveryService {
 
   /** A new index of the whole catalogue, built in chunks so that requests keep being served meanwhile. */
   private async buildFull(): Promise<Snapshot> {
-    // Versions first: a provider changed between the two reads is newer in the index than its recorded
-    // version, so the next sync re-reads it (harmless), never the other way round.
-    const versions = await providerVersions(this.deps.db.orm);
-    const endpoints = await loadIndexedEndpoints(this.deps.db.orm);
+    const { versions, endpoints } = await readProviders(this.deps.db.orm);
     const index = await buildSearchIndexAsync(endpoints, this.wordVectors());
     this.endpointVectors?.want(endpoints, true);
     return { index, versions };
@@ -232,54 +230,80 @@ export class DiscoveryService {
   private async runSync() {
     const seq = ++this.syncsStarted;
     const target = this.changes;
+    if (this.closed) {
+      // Closing: nothing more is read, and no request waits for it.
+      this.applied = target;
+      this.syncsDone = seq;
+      return;
+    }
     const local = [...this.pending];
     this.pending.clear();
+    const db = this.deps.db.orm;
+    // This instance's changes are read at once, beside the digests, and applied as soon as they arrive:
+    // a request that must see them waits for that one statement, not for the rest of the look.
+    let localDone = false;
+    const localApplied = (async () => {
+      const snapshot = this.snapshot;
+      if (local.length > 0 && snapshot && !this.fullRebuild) {
+        if (this.incremental(local.length, snapshot.versions.size))
+          this.applyRead(snapshot, local, await readProviders(db, local));
+        else void this.startFullRebuild();
+      }
+      this.applied = Math.max(this.applied, target);
+      localDone = true;
+    })();
+    this.localStep = { target, applied: localApplied };
     try {
-      if (this.closed) return;
-      const db = this.deps.db.orm;
-      const digests = await catalogDigests(db);
+      const [digests] = await Promise.all([catalogDigests(db), localApplied]);
+      // Changes made elsewhere (or anywhere, after a full build): the changed blocks' versions tell
+      // which providers differ from the index.
       const snapshot = this.snapshot;
       const blocks = this.digests && changedBlocks(this.digests, digests.blocks);
-      if (snapshot && (!blocks || blocks.length > 0 || local.length > 0) && !this.fullRebuild) {
-        const versions = await providerVersions(db, blocks && { blocks, ids: local });
-        const read = (id: string, block: number) => !blocks || blocks.includes(block) || local.includes(id);
-        const ids = new Set(local);
+      if (snapshot && (!blocks || blocks.length > 0) && !this.fullRebuild) {
+        const versions = await providerVersions(db, blocks);
+        const ids = new Set<string>();
         for (const [id, v] of versions) if (snapshot.versions.get(id)?.version !== v.version) ids.add(id);
-        for (const [id, v] of snapshot.versions) if (!versions.has(id) && read(id, v.block)) ids.add(id);
-        const incremental =
-          ids.size <= INCREMENTAL_MAX_PROVIDERS || ids.size <= INCREMENTAL_MAX_SHARE * digests.providers;
-        if (ids.size > 0 && incremental) {
-          const endpoints = await loadIndexedEndpoints(db, [...ids]);
-          // Synchronous from here to the end of the update: no request sees a half-applied change.
-          if (this.snapshot === snapshot) {
-            const byProvider = new Map<string, IndexedEndpoint[]>();
-            for (const e of endpoints) {
-              const list = byProvider.get(e.providerId);
-              if (list) list.push(e);
-              else byProvider.set(e.providerId, [e]);
-            }
-            for (const id of ids) {
-              replaceProviderEndpoints(snapshot.index, id, byProvider.get(id) ?? []);
-              const version = versions.get(id);
-              if (version === undefined) snapshot.versions.delete(id);
-              else snapshot.versions.set(id, version);
-            }
-            this.endpointVectors?.want(endpoints);
-            this.changed();
-            if (vectorDrift(snapshot.index) > DRIFT_REBUILD_SHARE) void this.startFullRebuild();
-          }
-        } else if (ids.size > 0) {
-          void this.startFullRebuild();
-        }
+        for (const [id, v] of snapshot.versions)
+          if (!versions.has(id) && (!blocks || blocks.includes(v.block))) ids.add(id);
+        if (ids.size > 0 && this.incremental(ids.size, digests.providers))
+          this.applyRead(snapshot, ids, await readProviders(db, [...ids]));
+        else if (ids.size > 0) void this.startFullRebuild();
       }
       this.digests = digests.blocks;
-      this.applied = Math.max(this.applied, target);
       this.lastSync = this.now();
       this.syncsDone = seq;
     } catch (err) {
-      for (const id of local) this.pending.add(id);
+      if (!localDone) for (const id of local) this.pending.add(id);
       throw err;
     }
+  }
+
+  /** Few enough changed providers to update the index in place (else a new one is built beside). */
+  private incremental(changed: number, providers: number) {
+    return changed <= INCREMENTAL_MAX_PROVIDERS || changed <= INCREMENTAL_MAX_SHARE * providers;
+  }
+
+  /**
+   * Puts the providers read into the index with their versions: each one's endpoints are replaced, and
+   * a provider read without a version (deleted) leaves. Synchronous: no request sees half a change.
+   */
+  private applyRead(snapshot: Snapshot, ids: Iterable<string>, read: ProvidersRead) {
+    if (this.snapshot !== snapshot) return;
+    const byProvider = new Map<string, IndexedEndpoint[]>();
+    for (const e of read.endpoints) {
+      const list = byProvider.get(e.providerId);
+      if (list) list.push(e);
+      else byProvider.set(e.providerId, [e]);
+    }
+    for (const id of ids) {
+      replaceProviderEndpoints(snapshot.index, id, byProvider.get(id) ?? []);
+      const version = read.versions.get(id);
+      if (version === undefined) snapshot.versions.delete(id);
+      else snapshot.versions.set(id, version);
+    }
+    this.endpointVectors?.want(read.endpoints);
+    this.changed();
+    if (vectorDrift(snapshot.index) > DRIFT_REBUILD_SHARE) void this.startFullRebuild();
   }
 
   /** The live index; built on the first request, kept current by syncs (see the top of this file). */
@@ -306,8 +330,13 @@ export class DiscoveryService {
     } else if (sinceSync >= VERSION_POLL_MS && !this.syncing) {
       this.sync().catch((err: unknown) => this.log?.warn({ err }, 'discovery catalogue check failed'));
     }
-    // A request that starts after a change made on this instance must see it.
-    while (this.applied < this.changes) await this.sync();
+    // A request that starts after a change made on this instance must see it: it waits for the look that
+    // reads that change, until the change is in the index (not for the rest of that look).
+    while (this.applied < this.changes) {
+      const step = this.localStep;
+      if (this.syncing && step && step.target >= this.changes) await step.applied;
+      else await this.sync();
+    }
     return this.snapshot as Snapshot;
   }
 
@@ -364,18 +393,19 @@ export class DiscoveryService {
   /** Quality metrics of the index's slots and their order boosts, for the current generation. */
   private alignedQuality(index: SearchIndex, quality: { byKey: Map<string, QualityMetrics>; load: number }) {
     const { byKey, load } = quality;
-    if (this.aligned?.generation !== this.generation || this.aligned.load !== load) {
-      const { endpoints } = index;
-      const qualities = endpoints.map(
+    let aligned = this.aligned;
+    if (aligned?.generation !== this.generation || aligned.load !== load) {
+      // Same quality metrics: only the slots an update changed are computed again.
+      const previous = aligned?.load === load ? aligned.slots : undefined;
+      const slots = alignBoosts(
+        index.endpoints,
         (e) => byKey.get(endpointKey(e.providerId, e.slug)) ?? NO_CALLS_QUALITY,
+        previous,
       );
-      const boosts = endpointBoosts(
-        endpoints.map((e) => e.priceCredits),
-        qualities,
-      );
-      this.aligned = { generation: this.generation, load, qualities, boosts };
+      aligned = { generation: this.generation, load, slots };
+      this.aligned = aligned;
     }
-    return this.aligned;
+    return { qualities: aligned.slots.qualities, boosts: aligned.slots.boosts, load };
   }
 
   /** Cached matches of the query for the current generation, if any (never for a fresh request). */

@@ -46,8 +46,9 @@ export interface SlotVectors {
   rows: Int8Rows;
   scales: Float32Array;
   has: Uint8Array;
-  /** The vector each row holds (to tell a changed slot by reference). */
+  /** The vector each row holds, and the endpoint it was looked up for (to tell a changed slot by reference). */
   held: Array<StoredVector | undefined>;
+  endpoints: Array<IndexedEndpoint | undefined>;
 }
 
 /** Spare rows when the matrix must grow, so that additions one provider at a time rarely copy it all. */
@@ -55,8 +56,11 @@ const GROWTH = 1.25;
 
 /**
  * The slots' vectors for this generation of the index. `previous` (the last generation's) is updated in
- * place when it can hold the slots: only rows whose vector changed are copied, so a change of one
- * provider costs a pass of reference checks, not a copy of the matrix (at 100,000 endpoints ~0.1–0.3 s).
+ * place when it can hold the slots: only rows whose endpoint changed, or that still wait for their
+ * vector, are looked up, and only rows whose vector changed are copied. `vectorOf` must give an endpoint
+ * the same vector once it has one (vectors are kept by text, and an index update puts a new endpoint
+ * object in every slot it changes), so a change of one provider costs a pass of reference checks: not
+ * a copy of the matrix (at 100,000 endpoints ~0.1–0.3 s), nor a lookup per slot (~20 ms).
  */
 export function slotVectors(
   endpoints: IndexedEndpoint[],
@@ -83,6 +87,8 @@ export function slotVectors(
   const { matrix, stride } = out.rows;
   for (let i = 0; i < out.rows.rows; i++) {
     const e = i < n ? endpoints[i] : undefined;
+    if (e === out.endpoints[i] && (e === undefined || out.held[i] !== undefined)) continue;
+    out.endpoints[i] = e;
     const found = e ? vectorOf(e) : undefined;
     const v = found && found.q.length === dims ? found : undefined;
     if (v === out.held[i]) continue;
@@ -103,6 +109,7 @@ function emptySlots(dims: number, capacity: number): SlotVectors {
     scales: new Float32Array(capacity),
     has: new Uint8Array(capacity),
     held: new Array<StoredVector | undefined>(capacity).fill(undefined),
+    endpoints: new Array<IndexedEndpoint | undefined>(capacity).fill(undefined),
   };
 }
 
