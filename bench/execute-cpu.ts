@@ -104,8 +104,9 @@ export function cpuPerCall(
   a: CpuSnapshot,
   b: CpuSnapshot,
   calls: number,
-): { text: string; service: number; total: number } {
-  if (calls <= 0 || b.procs.size === 0) return { text: 'n/a', service: Number.NaN, total: Number.NaN };
+): { text: string; service: number; postgres: number; total: number } {
+  if (calls <= 0 || b.procs.size === 0)
+    return { text: 'n/a', service: Number.NaN, postgres: Number.NaN, total: Number.NaN };
   const seconds = new Map<CpuGroup, number>();
   const system = new Map<CpuGroup, number>();
   for (const [pid, p] of b.procs) {
@@ -124,6 +125,7 @@ export function cpuPerCall(
   return {
     text: `${parts.join(', ')}; total ${total.toFixed(0)} µs`,
     service: ((seconds.get('service') ?? 0) * 1e6) / calls,
+    postgres: ((seconds.get('postgres') ?? 0) * 1e6) / calls,
     total,
   };
 }
