@@ -242,3 +242,41 @@ describe.skipIf(!process.env.DATABASE_URL)('a second instance sharing the databa
     expect(keysOf(await discoverOk(b, { query: 'syllables of a poem' }))).not.toContain('words/syllables');
   });
 });
+
+describe.skipIf(!(process.env.DATABASE_URL && process.env.REDIS_URL))(
+  'a second instance told of changes through Redis (PostgreSQL and Redis)',
+  () => {
+    let b: TestApp;
+    beforeAll(async () => {
+      b = await createTestApp({ env: DISCOVERY_TEST_ENV, clock, schema: a.schema });
+    });
+    afterAll(async () => {
+      await b.close();
+    });
+
+    /** B's result keys once `done` holds for them, or after `ms` of real time (the test clock stands still). */
+    async function keysOnB(query: { query: string }, done: (keys: string[]) => boolean, ms = 5_000) {
+      const started = Date.now();
+      for (;;) {
+        const keys = keysOf(await discoverOk(b, query));
+        if (done(keys) || Date.now() - started > ms) return keys;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+
+    it('applies a change relayed from the first without waiting for its own look at the database', async () => {
+      const query = { query: 'translate morse code into text' };
+      await discoverOk(b, query);
+      await createProvider(a, {
+        id: 'morse',
+        endpoints: [{ slug: 'decode', description: 'Translate Morse code into plain text.' }],
+      });
+      // The clock stands still: B's version checks never come due, only the relayed event can tell it.
+      const added = await keysOnB(query, (keys) => keys[0] === 'morse/decode');
+      expect(added[0]).toBe('morse/decode');
+      expect((await a.admin('DELETE', '/v1/admin/providers/morse')).statusCode).toBe(200);
+      const removed = await keysOnB(query, (keys) => !keys.includes('morse/decode'));
+      expect(removed).not.toContain('morse/decode');
+    });
+  },
+);
