@@ -1,13 +1,17 @@
-// `npm run chaos`: failure probes against real processes, each printing tried / charged / refunded / lost /
-// doubled / 5xx and the ledger invariant check. Everything it breaks is its own: a throwaway PostgreSQL
-// cluster (initdb into a temp dir, pg_ctl on a free port), a throwaway redis-server on a free port, the
-// service processes it starts (test/helpers/service-process.ts) and an in-process provider. Never the
-// shared 5432 / 6379 servers. Not part of `npm test` (minutes); figures go to docs/reliability.md.
+// `npm run chaos`: failure probes against real processes, each printing tried / charged / refunded /
+// uncharged / lost / doubled / 5xx and the ledger invariant check. Everything it breaks is its own: a
+// throwaway PostgreSQL cluster (initdb into a temp dir, pg_ctl on a free port), a throwaway redis-server on
+// a free port, the service processes it starts (test/helpers/service-process.ts) and an in-process
+// provider. Never the shared 5432 / 6379 servers. Not part of `npm test` (minutes); figures go to docs/reliability.md.
 //
 // Per probe, after the sweeper has refunded what the crash left pending:
 //   charged  = calls debited and not refunded;   refunded = calls refunded;
-//   lost     = 200 answers the agent got for which no charge stands (the provider was paid for nothing)
-//              + calls still pending after the sweep;
+//   uncharged = 200 answers the agent got for which no charge stands: a charged outcome is written just
+//              after its answer (docs/execution.md, "Charged outcomes"), so a process killed in between
+//              leaves the call pending and the sweeper refunds it — the customer is never charged for an
+//              answer the ledger cannot show, and the service gives up that call's price. By design, and
+//              bounded: at most the calls in flight at the kill (the probe's concurrency);
+//   lost     = calls still pending after the sweep (money neither charged nor refunded);
 //   doubled  = charges beyond the answers the agent got (charged calls with no 200 seen), or a call
 //              with two debits/refunds (the invariants);
 //   5xx      = our own 5xx answers (503 with Retry-After during an outage is counted apart as "503").
@@ -209,6 +213,9 @@ interface ProbeLine {
   tried: number;
   charged: number;
   refunded: number;
+  uncharged: number;
+  /** Calls in flight at most: the bound on `uncharged`. */
+  inFlight: number;
   lost: number;
   doubled: number;
   '5xx': number;
@@ -217,7 +224,7 @@ interface ProbeLine {
 }
 const results: ProbeLine[] = [];
 
-async function settle(deps: AppDeps, accountId: string, tally: Tally, probe: string) {
+async function settle(deps: AppDeps, accountId: string, tally: Tally, probe: string, inFlight: number) {
   // Calls left pending by a crash are refunded once their deadline (timeout + margin) has passed.
   await sleep(4_000);
   await sweepAbandonedCalls(deps, 0);
@@ -231,7 +238,9 @@ async function settle(deps: AppDeps, accountId: string, tally: Tally, probe: str
     tried: tally.tried,
     charged: a.charged,
     refunded: a.refunded,
-    lost: Math.max(0, tally.ok - a.charged) + a.pending,
+    uncharged: Math.max(0, tally.ok - a.charged),
+    inFlight,
+    lost: a.pending,
     doubled: Math.max(0, a.charged - tally.ok),
     '5xx': fivexx,
     '503': tally.byStatus['503'] ?? 0,
@@ -308,7 +317,7 @@ async function main() {
     await disrupt();
     stop = true;
     await running;
-    await settle(deps, acc.accountId, tally, name);
+    await settle(deps, acc.accountId, tally, name, concurrency);
   };
 
   // 1. kill -9 of the only instance mid-call, then a new instance.
@@ -354,15 +363,20 @@ async function main() {
   });
   console.log(`  GET /v1/devnet with the RPC down: ${JSON.stringify(chainAnswers)}`);
 
-  console.log('\n| probe | tried | charged | refunded | lost | doubled | 5xx | 503 | invariants |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log(
+    '\n| probe | tried | charged | refunded | answered, not charged (≤ in flight) | lost | doubled | 5xx | 503 | invariants |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     console.log(
-      `| ${r.probe} | ${r.tried} | ${r.charged} | ${r.refunded} | ${r.lost} | ${r.doubled} | ${r['5xx']} | ${r['503']} | ${r.invariants} |`,
+      `| ${r.probe} | ${r.tried} | ${r.charged} | ${r.refunded} | ${r.uncharged} (≤ ${r.inFlight}) | ${r.lost} | ${r.doubled} | ${r['5xx']} | ${r['503']} | ${r.invariants} |`,
     );
   }
   await first.stop();
-  return results.every((r) => r.lost === 0 && r.doubled === 0 && r['5xx'] === 0 && r.invariants === 'ok');
+  return results.every(
+    (r) =>
+      r.uncharged <= r.inFlight && r.lost === 0 && r.doubled === 0 && r['5xx'] === 0 && r.invariants === 'ok',
+  );
 }
 
 let ok = false;
