@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/lib/clock.js';
 import { usdcToCredits } from '../../src/lib/money.js';
+import { VERSION_STALE_MS } from '../../src/modules/discovery/catalogue-mirror.js';
 import { scoreQuery } from '../../src/modules/discovery/ranking/query.js';
 import {
   buildSearchIndex,
@@ -15,7 +16,6 @@ import {
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 import { catalogDigests, providerVersions, readProviders } from '../../src/modules/discovery/repo.js';
-import { VERSION_STALE_MS } from '../../src/modules/discovery/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { SMALL_CATALOGUE } from './catalogue.js';
 import {
