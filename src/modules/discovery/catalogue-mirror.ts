@@ -54,6 +54,9 @@ export class CatalogueMirror {
   private snapshot: Snapshot | undefined;
   private firstBuild: Promise<void> | undefined;
   private fullRebuild: Promise<void> | undefined;
+  /** Providers read for an update of the live index while a rebuild is under way: the rebuilt index may
+   *  have read them before their change, so they are read again into it before it is swapped in. */
+  private rebuildTouched: Set<string> | undefined;
   private syncing: Promise<void> | undefined;
   /** The running sync's part for changes made on this instance: up to which change, and when it is in. */
   private localStep: { target: number; applied: Promise<void> } | undefined;
@@ -117,17 +120,37 @@ export class CatalogueMirror {
     this.digests = undefined;
   }
 
-  /** Rebuild beside the live index and swap; requests keep using the live one until then. */
+  /**
+   * Rebuild beside the live index and swap; requests keep using the live one, which syncs keep updating,
+   * until then. The providers those updates read are read again into the new index before the swap (until
+   * none is left), so the swap never takes back a change the live index already showed.
+   */
   private startFullRebuild() {
-    this.fullRebuild ??= this.buildFull()
-      .then((snapshot) => {
+    if (this.fullRebuild) return this.fullRebuild;
+    const touched = new Set<string>();
+    this.rebuildTouched = touched;
+    this.fullRebuild = this.buildFull()
+      .then(async (snapshot) => {
+        for (let ids = [...touched]; ids.length > 0 && !this.closed; ids = [...touched]) {
+          touched.clear();
+          const read = await readProviders(this.deps.db.orm, ids);
+          applyTo(snapshot, ids, read);
+          this.hooks.endpointsRead(read.endpoints, false);
+        }
         if (!this.closed) this.swapIn(snapshot);
       })
       .catch((err: unknown) => this.log?.warn({ err }, 'discovery index rebuild failed'))
       .finally(() => {
         this.fullRebuild = undefined;
+        this.rebuildTouched = undefined;
       });
     return this.fullRebuild;
+  }
+
+  /** Reads providers for an update of the live index (and marks them for a rebuild under way). */
+  private read(ids: string[]): Promise<ProvidersRead> {
+    for (const id of ids) this.rebuildTouched?.add(id);
+    return readProviders(this.deps.db.orm, ids);
   }
 
   /** One look at the database for catalogue changes, applied to the index (single flight). */
@@ -155,9 +178,9 @@ export class CatalogueMirror {
     let localDone = false;
     const localApplied = (async () => {
       const snapshot = this.snapshot;
-      if (local.length > 0 && snapshot && !this.fullRebuild) {
+      if (local.length > 0 && snapshot) {
         if (this.incremental(local.length, snapshot.versions.size))
-          this.applyRead(snapshot, local, await readProviders(db, local));
+          this.applyRead(snapshot, local, await this.read(local));
         else void this.startFullRebuild();
       }
       this.applied = Math.max(this.applied, target);
@@ -170,14 +193,14 @@ export class CatalogueMirror {
       // which providers differ from the index.
       const snapshot = this.snapshot;
       const blocks = this.digests && changedBlocks(this.digests, digests.blocks);
-      if (snapshot && (!blocks || blocks.length > 0) && !this.fullRebuild) {
+      if (snapshot && (!blocks || blocks.length > 0)) {
         const versions = await providerVersions(db, blocks);
         const ids = new Set<string>();
         for (const [id, v] of versions) if (snapshot.versions.get(id)?.version !== v.version) ids.add(id);
         for (const [id, v] of snapshot.versions)
           if (!versions.has(id) && (!blocks || blocks.includes(v.block))) ids.add(id);
         if (ids.size > 0 && this.incremental(ids.size, digests.providers))
-          this.applyRead(snapshot, ids, await readProviders(db, [...ids]));
+          this.applyRead(snapshot, ids, await this.read([...ids]));
         else if (ids.size > 0) void this.startFullRebuild();
       }
       this.digests = digests.blocks;
@@ -195,23 +218,12 @@ export class CatalogueMirror {
   }
 
   /**
-   * Puts the providers read into the index with their versions: each one's endpoints are replaced, and
-   * a provider read without a version (deleted) leaves. Synchronous: no request sees half a change.
+   * Puts the providers read into the live index (unless another was swapped in meanwhile: a rebuild reads
+   * them again before its swap). Synchronous: no request sees half a change.
    */
   private applyRead(snapshot: Snapshot, ids: Iterable<string>, read: ProvidersRead) {
     if (this.snapshot !== snapshot) return;
-    const byProvider = new Map<string, IndexedEndpoint[]>();
-    for (const e of read.endpoints) {
-      const list = byProvider.get(e.providerId);
-      if (list) list.push(e);
-      else byProvider.set(e.providerId, [e]);
-    }
-    for (const id of ids) {
-      replaceProviderEndpoints(snapshot.index, id, byProvider.get(id) ?? []);
-      const version = read.versions.get(id);
-      if (version === undefined) snapshot.versions.delete(id);
-      else snapshot.versions.set(id, version);
-    }
+    applyTo(snapshot, ids, read);
     this.hooks.endpointsRead(read.endpoints, false);
     this.hooks.changed();
     if (vectorDrift(snapshot.index) > DRIFT_REBUILD_SHARE) void this.startFullRebuild();
@@ -252,6 +264,25 @@ export class CatalogueMirror {
       else await this.sync();
     }
     return this.snapshot as Snapshot;
+  }
+}
+
+/**
+ * Puts the providers read into an index with their versions: each one's endpoints are replaced, and a
+ * provider read without a version (deleted) leaves.
+ */
+function applyTo(snapshot: Snapshot, ids: Iterable<string>, read: ProvidersRead) {
+  const byProvider = new Map<string, IndexedEndpoint[]>();
+  for (const e of read.endpoints) {
+    const list = byProvider.get(e.providerId);
+    if (list) list.push(e);
+    else byProvider.set(e.providerId, [e]);
+  }
+  for (const id of ids) {
+    replaceProviderEndpoints(snapshot.index, id, byProvider.get(id) ?? []);
+    const version = read.versions.get(id);
+    if (version === undefined) snapshot.versions.delete(id);
+    else snapshot.versions.set(id, version);
   }
 }
 
