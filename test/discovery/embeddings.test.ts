@@ -3,6 +3,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DiscoveryEmbeddingsConfig, loadConfig } from '../../src/config.js';
+import { EndpointVectors } from '../../src/modules/discovery/endpoint-vectors.js';
+import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
+import { createSentenceEncoder } from '../../src/modules/discovery/sentence-encoder.js';
 import { QUERY_VECTOR_WAIT_MS } from '../../src/modules/discovery/service.js';
 import { createTestApp } from '../helpers/app.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf } from './helpers.js';
@@ -153,6 +157,47 @@ describe('optional embeddings API (SVC_EMBEDDINGS_URL)', () => {
     } finally {
       failing = false;
       await t.close();
+    }
+  });
+});
+
+describe('the catalogue vectors queue (EndpointVectors)', () => {
+  function endpoint(slug: string): IndexedEndpoint {
+    return {
+      providerId: 'p',
+      providerName: 'P',
+      providerDescription: 'Lighthouses',
+      category: 'utility',
+      providerTags: [],
+      slug,
+      method: 'GET',
+      description: `Beam rotation of lighthouse ${slug}.`,
+      tags: [],
+      parameters: {},
+      responseSchema: null,
+      priceCredits: 1n,
+    };
+  }
+
+  it('lets a request waiting for a change go on when a bulk build is queued behind it', async () => {
+    const config = loadConfig({ ...DISCOVERY_TEST_ENV, SVC_EMBEDDINGS_URL: baseUrl, SVC_ENV: 'devnet' });
+    const encoder = createSentenceEncoder(config.discoveryEmbeddings as DiscoveryEmbeddingsConfig);
+    const vectors = new EndpointVectors(encoder, undefined, () => {});
+    delayMs = 100;
+    try {
+      // One changed endpoint: a request waits for its vector (it sees the change's words at once).
+      vectors.want([endpoint('one')]);
+      const waiting = vectors.settled();
+      // Then a bulk build queues 200 texts (13 batches of the API, 100 ms each).
+      vectors.want(Array.from({ length: 200 }, (_, i) => endpoint(`bulk-${i}`)));
+      await waiting;
+      // The request went on after the first batch, not after the whole bulk build.
+      expect(vectors.vectorOf(endpoint('one'))).toBeDefined();
+      expect(vectors.pending).toBeGreaterThan(100);
+    } finally {
+      delayMs = 0;
+      vectors.close();
+      await encoder.close();
     }
   });
 });
