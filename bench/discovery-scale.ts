@@ -558,7 +558,9 @@ export async function scaleBenchmark(sizes: number[], baseline?: string) {
   if (baseline && !DATABASE_URL)
     throw new Error('--baseline needs DATABASE_URL (separate service processes)');
   console.log(
-    `\nscale: ${DATABASE_URL ? 'PostgreSQL, 2 service processes' : 'PGlite in-memory, 1 in-process service'}; ` +
+    `\nscale: ${DATABASE_URL ? 'PostgreSQL, 2 service processes' : 'PGlite in-memory, 1 in-process service'}` +
+      // The services inherit REDIS_URL: changes then reach the other instance through the relay.
+      `${DATABASE_URL && process.env.REDIS_URL ? ', changes relayed through Redis' : ''}; ` +
       `${os.cpus().length} CPUs, load average ${os
         .loadavg()
         .map((x) => x.toFixed(1))
