@@ -139,7 +139,12 @@ export class CatalogueMirror {
         }
         if (!this.closed) this.swapIn(snapshot);
       })
-      .catch((err: unknown) => this.log?.warn({ err }, 'discovery index rebuild failed'))
+      .catch((err: unknown) => {
+        this.log?.warn({ err }, 'discovery index rebuild failed');
+        // The digests already count what the rebuild was for: the next sync compares every version
+        // instead, finds it again, and rebuilds again.
+        this.digests = undefined;
+      })
       .finally(() => {
         this.fullRebuild = undefined;
         this.rebuildTouched = undefined;
