@@ -113,6 +113,9 @@ function joinPath(basePath: string, endpointPath: string | null, slug: string): 
 
 export class EndpointResolver {
   private readonly cache = new Map<string, { value: ResolvedEndpoint; expiresAt: number }>();
+  /** Bumped by every invalidation: a read that was under way across one may predate the change, so its
+   *  answer serves the call that asked (which started before the change) but is not cached. */
+  private invalidations = 0;
 
   constructor(
     private readonly encryptionKey: Buffer,
@@ -120,6 +123,7 @@ export class EndpointResolver {
   ) {}
 
   invalidate(providerId?: string) {
+    this.invalidations += 1;
     if (!providerId) return this.cache.clear();
     for (const [k, v] of this.cache) if (v.value.providerId === providerId) this.cache.delete(k);
   }
@@ -129,6 +133,7 @@ export class EndpointResolver {
     const hit = this.cache.get(key);
     const now = Date.now();
     if (hit && hit.expiresAt > now) return hit.value;
+    const invalidations = this.invalidations;
     const row = await one<EndpointRow>(
       ex,
       sql`SELECT p.id AS provider_id, p.base_url, p.secret_ciphertext, e.slug, e.method, e.path, e.parameters,
@@ -152,7 +157,7 @@ export class EndpointResolver {
       secret: decryptSecret(this.encryptionKey, row.secret_ciphertext),
       validate: validatorFor(row.parameters),
     };
-    this.cache.set(key, { value, expiresAt: now + this.ttlMs });
+    if (this.invalidations === invalidations) this.cache.set(key, { value, expiresAt: now + this.ttlMs });
     return value;
   }
 }
