@@ -320,7 +320,16 @@ export async function replaceEndpointRows(
   endpoints: EndpointInput[],
   priceCredits: bigint[],
 ): Promise<void> {
-  await ex.execute(sql`DELETE FROM endpoints WHERE provider_id = ${providerId}`);
+  // The old endpoints go, and with them the quality rows of the slugs the new set drops (same slug = same
+  // endpoint: its quality stays). One statement: a provider's replace is one round trip shorter.
+  const slugs = JSON.stringify(endpoints.map((e) => e.slug));
+  await ex.execute(sql`
+    WITH dropped_stats AS (
+      DELETE FROM endpoint_stats
+      WHERE provider_id = ${providerId}
+        AND endpoint_slug NOT IN (SELECT json_array_elements_text(${slugs}::json))
+    )
+    DELETE FROM endpoints WHERE provider_id = ${providerId}`);
   const records = endpoints.map((e, i) => ({
     slug: e.slug,
     method: e.method,
@@ -344,9 +353,6 @@ export async function replaceEndpointRows(
     FROM json_to_recordset(${JSON.stringify(records)}::json) AS r(
       slug text, method text, path text, description text, tags json, parameters json,
       response_schema json, price_credits bigint, timeout_ms integer, position integer)`);
-  await ex.execute(sql`
-    DELETE FROM endpoint_stats s WHERE s.provider_id = ${providerId}
-      AND NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.provider_id = s.provider_id AND e.slug = s.endpoint_slug)`);
 }
 
 /** A text[] parameter (Drizzle would expand a JS array into a value list). */
