@@ -1,6 +1,8 @@
 // Who a request is counted against: IP (with and without a trusted proxy), unsigned wallet claims, accounts.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { effectiveLimits } from '../../src/modules/ratelimit/limits.js';
+import { TrustTierCache } from '../../src/modules/ratelimit/trust-tier.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { probe, rateHeaders, sleep, statuses } from './helpers.js';
 
@@ -136,5 +138,61 @@ describe('wallet-identified and authenticated callers', () => {
 
     const anonymous = await t.inject({ method: 'GET', url: '/v1/auth/status', remoteAddress: '10.7.0.9' });
     expect(anonymous.json().data).toMatchObject({ trust_tier: null, rate_limit: { limit: 2, remaining: 1 } });
+  });
+});
+
+describe('trust tier cache', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: {
+        SVC_TRUST_ESTABLISHED_PAYMENTS: '2',
+        SVC_TRUST_TRUSTED_PAYMENTS: '4',
+        SVC_TRUST_TIER_CACHE_SECONDS: '60',
+      },
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('does not keep a count read across a `payments.counted` event', async () => {
+    const { accountId } = await t.createAccount();
+    // The real database, whose answer reaches the cache only when released: the count is read (0)
+    // before it moves, and arrives after the event that says it moved.
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let read: () => void = () => {};
+    const readDone = new Promise<void>((resolve) => {
+      read = resolve;
+    });
+    const orm = t.deps.db.orm;
+    const slowOrm = {
+      execute: async (query: Parameters<typeof orm.execute>[0]) => {
+        const result = await orm.execute(query);
+        read();
+        await held;
+        return result;
+      },
+    } as unknown as typeof orm;
+    const config = t.deps.config;
+    const log = t.app.log;
+    const slow = new TrustTierCache(
+      { ...t.deps, db: { ...t.deps.db, orm: slowOrm } },
+      effectiveLimits(config),
+      log,
+    );
+    const tiers = new TrustTierCache(t.deps, effectiveLimits(config), log);
+    const before = slow.forAccount(accountId);
+    await readDone;
+    await t.deps.db.orm.execute(sql`UPDATE accounts SET successful_payments = 4 WHERE id = ${accountId}`);
+    slow.invalidate(accountId); // what `payments.counted` does
+    release();
+    expect(await before).toBe('new'); // the request that asked came before the count moved
+    // The next one reads it again (no stale entry kept for the 60 s of the cache).
+    expect(await slow.forAccount(accountId)).toBe(await tiers.forAccount(accountId));
+    expect(await slow.forAccount(accountId)).toBe('trusted');
   });
 });

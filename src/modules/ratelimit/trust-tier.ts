@@ -29,6 +29,9 @@ export class TrustTierCache {
   private readonly entries = new BoundedMap<string, Entry>(MAX_ENTRIES);
   /** account id -> its wallet entry key, so an invalidation reaches the wallet-keyed entry too. */
   private readonly walletOfAccount = new Map<string, string>();
+  /** Bumped by every invalidation: a read under way across one may predate the new count, so it is not
+   *  kept (it still answers the request that asked, which came before the count moved). */
+  private invalidations = 0;
 
   constructor(
     private readonly deps: AppDeps,
@@ -73,6 +76,7 @@ export class TrustTierCache {
   }
 
   invalidate(accountId: string, successfulPayments?: bigint | number): void {
+    this.invalidations += 1;
     const keys = [`a:${accountId}`];
     const walletKey = this.walletOfAccount.get(accountId);
     if (walletKey) keys.push(walletKey);
@@ -88,6 +92,7 @@ export class TrustTierCache {
     const now = this.deps.clock.now().getTime();
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > now) return cached;
+    const invalidations = this.invalidations;
     let row: AccountRow | undefined;
     try {
       row = await read();
@@ -101,7 +106,8 @@ export class TrustTierCache {
       payments: row ? BigInt(row.successful_payments) : 0n,
       expiresAt: now + this.limits.trustTierCacheMs,
     };
-    if (this.limits.trustTierCacheMs > 0) this.remember(key, entry, row);
+    if (this.limits.trustTierCacheMs > 0 && this.invalidations === invalidations)
+      this.remember(key, entry, row);
     return entry;
   }
 
