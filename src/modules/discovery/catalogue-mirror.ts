@@ -5,7 +5,9 @@
 // while requests come; awaited by a request when the last look is older than VERSION_STALE_MS) and
 // applied the same way: only the changed blocks' provider versions are read, and only the providers
 // whose version differs are re-read and re-indexed, so no request waits for a rebuild. Large changes (a
-// bulk import) rebuild a new index beside the live one, in chunks that let requests run, and swap it in.
+// bulk import) rebuild a new index beside the live one, in chunks that let requests run, and swap it in;
+// meanwhile syncs keep the live index current, and what they read is read again into the new one before
+// the swap, so a swap never takes back a change a request has seen.
 import type { AppDeps } from '../../deps.js';
 import {
   buildSearchIndexAsync,
