@@ -3,23 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { alignBoosts, orderScore } from '../../src/modules/discovery/ranking/order.js';
 import type { IndexedEndpoint, QualityMetrics } from '../../src/modules/discovery/ranking/types.js';
+import { indexedEndpoint } from './helpers.js';
 
-function endpoint(slug: string, priceCredits: bigint): IndexedEndpoint {
-  return {
-    providerId: 'p',
-    providerName: 'P',
-    providerDescription: '',
-    category: 'utility',
-    providerTags: [],
-    slug,
-    method: 'GET',
-    description: slug,
-    tags: [],
-    parameters: {},
-    responseSchema: null,
-    priceCredits,
-  };
-}
+const endpoint = (slug: string, priceCredits: bigint) => indexedEndpoint(slug, { priceCredits });
 
 const quality = (slug: string): QualityMetrics => {
   const n = Number(slug.replace(/\D/g, '')) || 0;

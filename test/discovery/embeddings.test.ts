@@ -9,7 +9,7 @@ import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.
 import { createSentenceEncoder } from '../../src/modules/discovery/sentence-encoder.js';
 import { QUERY_VECTOR_WAIT_MS } from '../../src/modules/discovery/service.js';
 import { createTestApp } from '../helpers/app.js';
-import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf } from './helpers.js';
+import { createProvider, DISCOVERY_TEST_ENV, discoverOk, indexedEndpoint, keysOf } from './helpers.js';
 
 const DIMS = 32;
 /** The fake model "knows" that zorblax means invoice; every other word lands in a hashed dimension. */
@@ -162,22 +162,11 @@ describe('optional embeddings API (SVC_EMBEDDINGS_URL)', () => {
 });
 
 describe('the catalogue vectors queue (EndpointVectors)', () => {
-  function endpoint(slug: string): IndexedEndpoint {
-    return {
-      providerId: 'p',
-      providerName: 'P',
+  const endpoint = (slug: string) =>
+    indexedEndpoint(slug, {
       providerDescription: 'Lighthouses',
-      category: 'utility',
-      providerTags: [],
-      slug,
-      method: 'GET',
       description: `Beam rotation of lighthouse ${slug}.`,
-      tags: [],
-      parameters: {},
-      responseSchema: null,
-      priceCredits: 1n,
-    };
-  }
+    });
 
   it('lets a request waiting for a change go on when a bulk build is queued behind it', async () => {
     const config = loadConfig({ ...DISCOVERY_TEST_ENV, SVC_EMBEDDINGS_URL: baseUrl, SVC_ENV: 'devnet' });

@@ -1,4 +1,6 @@
 // Small catalogue builders for the discovery tests (providers go through the real admin API).
+
+import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import type { TestApp } from '../helpers/app.js';
 
 export interface EndpointSpec {
@@ -72,3 +74,22 @@ export const keysOf = (body: DiscoverBodyOut) =>
 
 /** Discovery tests send many requests from one address; lift the anonymous rate limit for them. */
 export const DISCOVERY_TEST_ENV = { SVC_RATE_LIMIT_MULTIPLIER: '1000' };
+
+/** An index entry for the pure-function tests: one endpoint of provider `p`, as loaded from the catalogue. */
+export function indexedEndpoint(slug: string, fields: Partial<IndexedEndpoint> = {}): IndexedEndpoint {
+  return {
+    providerId: 'p',
+    providerName: 'P',
+    providerDescription: '',
+    category: 'utility',
+    providerTags: [],
+    slug,
+    method: 'GET',
+    description: slug,
+    tags: [],
+    parameters: {},
+    responseSchema: null,
+    priceCredits: 1n,
+    ...fields,
+  };
+}

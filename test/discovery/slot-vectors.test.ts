@@ -4,23 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { quantise, type StoredVector } from '../../src/modules/discovery/int8-rows.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { slotVectors } from '../../src/modules/discovery/slot-vectors.js';
+import { indexedEndpoint } from './helpers.js';
 
-function endpoint(slug: string): IndexedEndpoint {
-  return {
-    providerId: 'p',
-    providerName: 'P',
-    providerDescription: '',
-    category: 'utility',
-    providerTags: [],
-    slug,
-    method: 'GET',
-    description: slug,
-    tags: [],
-    parameters: {},
-    responseSchema: null,
-    priceCredits: 1n,
-  };
-}
 
 let seed = 7;
 function randomVector(): StoredVector {
@@ -61,7 +46,7 @@ function expectScores(actual: Array<number | null>, wanted: Array<number | null>
 describe('slotVectors', () => {
   it('updated in place, scores every slot by its current vector after replacements, additions and removals', () => {
     const vectors = new Map<IndexedEndpoint, StoredVector>();
-    const slots: Array<IndexedEndpoint | undefined> = Array.from({ length: 40 }, (_, i) => endpoint(`e${i}`));
+    const slots: Array<IndexedEndpoint | undefined> = Array.from({ length: 40 }, (_, i) => indexedEndpoint(`e${i}`));
     // Slots 5 and 6 wait for their vectors.
     for (const e of slots) if (e && e.slug !== 'e5' && e.slug !== 'e6') vectors.set(e, randomVector());
     const vectorOf = (e: IndexedEndpoint) => vectors.get(e);
@@ -71,7 +56,7 @@ describe('slotVectors', () => {
     const matrix = kept.rows.matrix;
     // Generation 2: one slot gets a new endpoint (a new text: a new vector), one endpoint's vector
     // arrives, one endpoint is removed.
-    slots[3] = endpoint('e3, rewritten');
+    slots[3] = indexedEndpoint('e3, rewritten');
     vectors.set(slots[3], randomVector());
     vectors.set(slots[5] as IndexedEndpoint, randomVector());
     slots[9] = undefined;
@@ -85,14 +70,14 @@ describe('slotVectors', () => {
       looked.push(e);
       return vectorOf(e);
     };
-    slots[12] = endpoint('e12, rewritten');
+    slots[12] = indexedEndpoint('e12, rewritten');
     vectors.set(slots[12], randomVector());
     kept = slotVectors(slots as IndexedEndpoint[], counting, 3, kept);
     expect(looked.map((e) => e.slug)).toEqual(['e6', 'e12, rewritten']);
     expectScores(scores(kept, 40, query), expected(slots, vectorOf, query));
     // Generation 4: more endpoints than the matrix holds; it grows once, with room to spare.
     for (let i = 40; i < 60; i++) {
-      const e = endpoint(`e${i}`);
+      const e = indexedEndpoint(`e${i}`);
       slots.push(e);
       vectors.set(e, randomVector());
     }

@@ -2,9 +2,9 @@
 // answer serves the call that asked (it started before the change), but is not kept, so the next call is
 // charged the new price at once, not up to RESOLVE_CACHE_TTL_MS later.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Executor } from '../../src/db/index.js';
 import { EndpointResolver } from '../../src/modules/execution/resolve.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { heldReads } from '../helpers/held-reads.js';
 import { providerBody, registerProvider } from './fixtures.js';
 
 let t: TestApp;
@@ -20,27 +20,10 @@ describe('endpoint cache', () => {
     const baseUrl = 'http://127.0.0.1:9';
     const { providerId } = await registerProvider(t, baseUrl, [{ slug: 'echo', price_usdc: '0.001' }]);
     const resolver = new EndpointResolver(t.deps.secrets.encryptionKey);
-    // The real database, whose answer reaches the resolver only when released: the read has happened
-    // (before the change below), its answer is still on its way.
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let read: () => void = () => {};
-    const readDone = new Promise<void>((resolve) => {
-      read = resolve;
-    });
-    const db = t.deps.db.orm;
-    const slow = {
-      execute: async (query: Parameters<typeof db.execute>[0]) => {
-        const result = await db.execute(query);
-        read();
-        await held;
-        return result;
-      },
-    } as unknown as Executor;
-    const before = resolver.resolve(slow, providerId, 'echo');
-    await readDone;
+    // The read happens before the change below; its answer reaches the resolver only after it.
+    const db = heldReads(t.deps.db);
+    const before = resolver.resolve(db.orm, providerId, 'echo');
+    await db.read;
 
     const changed = await t.admin(
       'PUT',
@@ -49,9 +32,9 @@ describe('endpoint cache', () => {
     );
     expect(changed.statusCode).toBe(200);
     resolver.invalidate(providerId); // what `catalog.changed` does
-    release();
+    db.release();
 
     expect((await before).priceCredits).toBe(1_000n);
-    expect((await resolver.resolve(db, providerId, 'echo')).priceCredits).toBe(2_000n);
+    expect((await resolver.resolve(t.deps.db.orm, providerId, 'echo')).priceCredits).toBe(2_000n);
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { effectiveLimits } from '../../src/modules/ratelimit/limits.js';
 import { TrustTierCache } from '../../src/modules/ratelimit/trust-tier.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { heldReads } from '../helpers/held-reads.js';
 import { probe, rateHeaders, sleep, statuses } from './helpers.js';
 
 const WALLET = `0x${'ab'.repeat(20)}`;
@@ -158,38 +159,21 @@ describe('trust tier cache', () => {
 
   it('does not keep a count read across a `payments.counted` event', async () => {
     const { accountId } = await t.createAccount();
-    // The real database, whose answer reaches the cache only when released: the count is read (0)
-    // before it moves, and arrives after the event that says it moved.
-    let release: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let read: () => void = () => {};
-    const readDone = new Promise<void>((resolve) => {
-      read = resolve;
-    });
-    const orm = t.deps.db.orm;
-    const slowOrm = {
-      execute: async (query: Parameters<typeof orm.execute>[0]) => {
-        const result = await orm.execute(query);
-        read();
-        await held;
-        return result;
-      },
-    } as unknown as typeof orm;
+    // The count is read (0) before it moves; the answer arrives after the event that says it moved.
+    const db = heldReads(t.deps.db);
     const config = t.deps.config;
     const log = t.app.log;
     const slow = new TrustTierCache(
-      { ...t.deps, db: { ...t.deps.db, orm: slowOrm } },
+      { ...t.deps, db: { ...t.deps.db, orm: db.orm } },
       effectiveLimits(config),
       log,
     );
     const tiers = new TrustTierCache(t.deps, effectiveLimits(config), log);
     const before = slow.forAccount(accountId);
-    await readDone;
+    await db.read;
     await t.deps.db.orm.execute(sql`UPDATE accounts SET successful_payments = 4 WHERE id = ${accountId}`);
     slow.invalidate(accountId); // what `payments.counted` does
-    release();
+    db.release();
     expect(await before).toBe('new'); // the request that asked came before the count moved
     // The next one reads it again (no stale entry kept for the 60 s of the cache).
     expect(await slow.forAccount(accountId)).toBe(await tiers.forAccount(accountId));
