@@ -6,7 +6,6 @@ import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.
 import { slotVectors } from '../../src/modules/discovery/slot-vectors.js';
 import { indexedEndpoint } from './helpers.js';
 
-
 let seed = 7;
 function randomVector(): StoredVector {
   return quantise(
@@ -46,7 +45,9 @@ function expectScores(actual: Array<number | null>, wanted: Array<number | null>
 describe('slotVectors', () => {
   it('updated in place, scores every slot by its current vector after replacements, additions and removals', () => {
     const vectors = new Map<IndexedEndpoint, StoredVector>();
-    const slots: Array<IndexedEndpoint | undefined> = Array.from({ length: 40 }, (_, i) => indexedEndpoint(`e${i}`));
+    const slots: Array<IndexedEndpoint | undefined> = Array.from({ length: 40 }, (_, i) =>
+      indexedEndpoint(`e${i}`),
+    );
     // Slots 5 and 6 wait for their vectors.
     for (const e of slots) if (e && e.slug !== 'e5' && e.slug !== 'e6') vectors.set(e, randomVector());
     const vectorOf = (e: IndexedEndpoint) => vectors.get(e);
