@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DiscoveryEmbeddingsConfig, loadConfig } from '../../src/config.js';
 import { EndpointVectors } from '../../src/modules/discovery/endpoint-vectors.js';
-import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { createSentenceEncoder } from '../../src/modules/discovery/sentence-encoder.js';
 import { QUERY_VECTOR_WAIT_MS } from '../../src/modules/discovery/service.js';
 import { createTestApp } from '../helpers/app.js';
