@@ -17,6 +17,7 @@ import MiniSearch from 'minisearch';
 import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
 import { quantise } from '../src/modules/discovery/int8-rows.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
+import { LATE_TUNING, lateOrder } from '../src/modules/discovery/ranking/late-interaction.js';
 import {
   matchEvidence,
   matchStrength,
@@ -128,7 +129,7 @@ const rankerOn =
   };
 const ours = rankerOn(index);
 
-/** A ranking from hits in relevance order, with the strength of the first. */
+/** A ranking from hits in order (best first), with the strength of the first. */
 function rankingOf(ix: SearchIndex, q: DevQuery, hits: Array<{ index: number; relevance: number }>): Ranking {
   const top = hits[0];
   if (!top) return { ranked: [], strength: 0 };
@@ -399,19 +400,22 @@ const encoderModel =
   (['use-lite', 'minilm'] as const).find((m) => process.argv.includes(`--encoder=${m}`)) ?? 'use-lite+minilm';
 const encoder = new LocalSentenceEncoder({ model: encoderModel });
 const queryVectors = new Map<string, Float32Array>();
+/** Each query's late-interaction rows (ranking/late-interaction.ts), when the encoder gives them. */
+const queryLate = new Map<string, Float32Array>();
 const allQueries = [
   ...new Set([...devQueries, ...heldOutSets.flatMap((set) => set.queries)].map((q) => q.query)),
 ];
-(await encoder.encode(allQueries, true)).forEach((v, i) => {
-  queryVectors.set(allQueries[i] as string, v);
+(await encoder.encodeWithLate(allQueries, true)).forEach(({ vector, late }, i) => {
+  queryVectors.set(allQueries[i] as string, vector);
+  if (late) queryLate.set(allQueries[i] as string, late);
 });
 /** Vectors of a catalogue's endpoints, by endpoint (encoded through the same text as the service). */
 async function encodeCatalogue(catalogue: IndexedEndpoint[]) {
   const out = new Map<IndexedEndpoint, ReturnType<typeof quantise>>();
   for (let start = 0; start < catalogue.length; start += 16) {
     const batch = catalogue.slice(start, start + 16);
-    (await encoder.encode(batch.map(endpointText), false)).forEach((v, i) => {
-      out.set(batch[i] as IndexedEndpoint, quantise(v));
+    (await encoder.encodeWithLate(batch.map(endpointText), false)).forEach(({ vector, late }, i) => {
+      out.set(batch[i] as IndexedEndpoint, { ...quantise(vector), late: late && quantise(late) });
     });
   }
   return out;
@@ -422,8 +426,9 @@ console.log(
   `sentence encoder ${encoder.id}: ${allQueries.length} queries and ${endpoints.length} endpoints encoded in ${((performance.now() - encodeStarted) / 1000).toFixed(1)} s`,
 );
 
-/** Fusion weight used by `fused` (the tuning below sets it on the training folds). */
-const fusion = { weight: 0.4 };
+/** Fusion weight used by `fused` (the tuning below sets it on the training folds), and the late
+ *  interaction's tuning (undefined: no rerank; tenth round). */
+const fusion: { weight: number; late: typeof LATE_TUNING | undefined } = { weight: 0.4, late: LATE_TUNING };
 const fusedOn =
   (ix: SearchIndex, slots: SlotVectors): Ranker =>
   (q) => {
@@ -438,7 +443,16 @@ const fusedOn =
       encoder.cosineScale,
       allowed,
     );
-    const hits = hitList(fusedHits).sort((a, b) => b.relevance - a.relevance || a.index - b.index);
+    const late = queryLate.get(q.query);
+    const order =
+      late && fusion.late
+        ? lateOrder(fusedHits, late, (slot) => slots.held[slot]?.late, fusion.late)
+        : undefined;
+    // Ordered as the service orders them (by late interaction's order when it applies), each with its
+    // relevance (what match_strength reads).
+    const hits = hitList(fusedHits)
+      .map((h, k) => ({ ...h, order: order ? (order[k] as number) : h.relevance }))
+      .sort((a, b) => b.order - a.order || a.index - b.index);
     return rankingOf(ix, q, hits);
   };
 const fused = fusedOn(index, devSlots);
@@ -470,17 +484,43 @@ function fitFusionWeight(train: DevQuery[]): Tunables {
   fittedWeights.push(best.weight);
   return {};
 }
-const withWeight =
-  (weight: number, ranker: Ranker = fused): Ranker =>
+/** A ranker run with other fusion settings (the fusion weight, the late-interaction tuning). */
+const withFusion =
+  (settings: Partial<typeof fusion>, ranker: Ranker = fused): Ranker =>
   (q) => {
-    const saved = fusion.weight;
-    fusion.weight = weight;
+    const saved = { ...fusion };
+    Object.assign(fusion, settings);
     try {
       return ranker(q);
     } finally {
-      fusion.weight = saved;
+      Object.assign(fusion, saved);
     }
   };
+const withWeight = (weight: number, ranker: Ranker = fused) => withFusion({ weight }, ranker);
+/** Without late interaction's reordering (undefined tuning). */
+const withoutLate = (ranker: Ranker) => withFusion({ late: undefined }, ranker);
+/** Grid of the late interaction's weight and cosine range, fitted on the training folds. */
+const LATE_GRID = [0.2, 0.3, 0.4, 0.5].flatMap((weight) =>
+  [
+    [0.2, 0.9],
+    [0.3, 0.9],
+    [0.25, 0.8],
+    [0.3, 0.7],
+  ].map(([floor, ceil]) => ({ ...LATE_TUNING, weight, floor: floor as number, ceil: ceil as number })),
+);
+const fittedLate: string[] = [];
+/** Fits the late interaction's tuning on the training folds (and leaves it set for the held-out fold). */
+function fitLate(train: DevQuery[]): Tunables {
+  let best = { late: LATE_TUNING, ndcg: -1 };
+  for (const late of LATE_GRID) {
+    fusion.late = late;
+    const { ndcg } = metricsOf(gated(MEANING_BELOW_STRENGTH), train);
+    if (ndcg > best.ndcg + 1e-9) best = { late, ndcg };
+  }
+  fusion.late = best.late;
+  fittedLate.push(`${best.late.weight}[${best.late.floor},${best.late.ceil}]`);
+  return {};
+}
 
 const f3 = (n: number) => n.toFixed(3);
 const systems: Array<{
@@ -506,14 +546,31 @@ const systems: Array<{
     fixed: true,
   },
   {
-    name: `shipped: fused (w 0.4) when the words answer weakly (strength < ${MEANING_BELOW_STRENGTH})`,
+    name: `shipped: fused (w 0.4) when the words answer weakly (strength < ${MEANING_BELOW_STRENGTH}), best ${LATE_TUNING.depth} reranked by late interaction (w ${LATE_TUNING.weight}, [${LATE_TUNING.floor}, ${LATE_TUNING.ceil}])`,
     ranker: gated(MEANING_BELOW_STRENGTH),
   },
-  { name: 'fused with the sentence encoder for every query, w 0.4', ranker: withWeight(0.4) },
-  { name: 'fused with the sentence encoder, w fitted on folds', ranker: fused, tune: fitFusionWeight },
-  { name: 'the sentence encoder alone (w 1)', ranker: withWeight(1) },
+  {
+    name: 'shipped, late interaction fitted on folds (weight, cosine range)',
+    ranker: gated(MEANING_BELOW_STRENGTH),
+    tune: fitLate,
+  },
+  {
+    name: 'shipped before the tenth round: fused when weak, no late interaction',
+    ranker: withoutLate(gated(MEANING_BELOW_STRENGTH)),
+  },
+  { name: 'fused and reranked by late interaction for every query', ranker: withWeight(0.4) },
+  {
+    name: 'fused with the sentence encoder for every query, w 0.4',
+    ranker: withoutLate(withWeight(0.4)),
+  },
+  {
+    name: 'fused with the sentence encoder, w fitted on folds',
+    ranker: withoutLate(fused),
+    tune: fitFusionWeight,
+  },
+  { name: 'the sentence encoder alone (w 1)', ranker: withoutLate(withWeight(1)) },
   ...[0.3, 0.4, 0.6, 0.7].map((gate) => ({
-    name: `fused (w 0.4) when the words answer weakly (strength < ${gate})`,
+    name: `fused (w 0.4) when the words answer weakly (strength < ${gate}), then late interaction`,
     ranker: gated(gate),
   })),
 ];
@@ -576,7 +633,15 @@ for (const s of systems) {
   if (s.tune === fitFusionWeight) {
     console.log(`  w chosen per fold (by id, by category; last: all dev): ${fittedWeights.join(' ')}`);
     fittedWeights.length = 0;
+  } else if (s.tune === fitLate) {
+    console.log(
+      `  late weight[floor,ceil] per fold (by id, by category; then all dev per held-out set): ${fittedLate.join(' ')}`,
+    );
+    fittedLate.length = 0;
   } else if (s.tune && !s.fixed) console.log(`  fitted on all dev: ${JSON.stringify(tuning)}`);
+  // What a system fitted stays set after it: the next one starts from the shipped settings.
+  fusion.weight = 0.4;
+  fusion.late = LATE_TUNING;
 }
 
 // ---- No-answer detection: the shipped strength against a small classifier, same folds, ≤ 5 % false flags.

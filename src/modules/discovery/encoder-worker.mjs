@@ -11,8 +11,10 @@
 // MiniLM, five times for the Universal Sentence Encoder); their vectors' cosine with the float model's is
 // ~0.996–0.998. Each fallback computes the float model (the same vectors as the float graph to within
 // 1e-6) and is about 10× slower.
+// MiniLM on ONNX Runtime also gives each text's late-interaction rows (late-tokens.mjs) from the same run.
 // Plain JavaScript so that it runs the same under tsx, vitest and node. One message {id, texts} in, one
-// {id, dims, vectors, engine, fallbackReason?} (row-major Float32Array, transferred) or {id, error} out.
+// {id, dims, vectors, late?, engine, fallbackReason?} (row-major Float32Arrays, transferred; `late`: one
+// per text, when the models gave them for every text) or {id, error} out.
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadMiniLmEncoder } from './minilm-onnx.mjs';
@@ -79,17 +81,19 @@ async function loadJoined(models) {
   const dims = loaded.reduce((n, m) => n + m.dims, 0);
   return {
     engine: [...new Set(loaded.map((m) => m.engine))].join(' + '),
+    /** The joined vectors, and each text's late-interaction rows when a model gives them (MiniLM). */
     async embed(texts, stop) {
       const vectors = new Float32Array(texts.length * dims);
+      const late = [];
       let offset = 0;
       for (const m of loaded) {
-        const part = await m.embed(texts, stop);
+        const part = await m.embed(texts, stop, late);
         const scale = Math.sqrt(m.weight);
         for (let i = 0; i < texts.length; i++)
           for (let d = 0; d < m.dims; d++) vectors[i * dims + offset + d] = part[i * m.dims + d] * scale;
         offset += m.dims;
       }
-      return vectors;
+      return { vectors, late: late.length === texts.length && !late.includes(undefined) ? late : undefined };
     },
   };
 }
@@ -114,10 +118,11 @@ parentPort.on('message', (message) => {
 async function answer({ id, texts }) {
   try {
     const { engine, embed } = await encoder;
-    const vectors = await embed(texts, () => closing);
-    parentPort.postMessage({ id, dims: vectors.length / texts.length, vectors, engine, fallbackReason }, [
-      vectors.buffer,
-    ]);
+    const { vectors, late } = await embed(texts, () => closing);
+    parentPort.postMessage(
+      { id, dims: vectors.length / texts.length, vectors, late, engine, fallbackReason },
+      [vectors.buffer, ...(late ?? []).map((rows) => rows.buffer)],
+    );
   } catch (err) {
     parentPort.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
   }

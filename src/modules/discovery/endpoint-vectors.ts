@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { quantise, type StoredVector } from './int8-rows.js';
 import type { IndexedEndpoint } from './ranking/types.js';
-import type { SentenceEncoder, WarningLog } from './sentence-encoder.js';
+import type { TextVectorRow } from './repo.js';
+import type { Encoded, SentenceEncoder, WarningLog } from './sentence-encoder.js';
 import { type SlotVectors, slotVectors } from './slot-vectors.js';
 
 /** Texts per encoder batch: small, so that a query waits for at most one (~0.4 s of one core for both
@@ -29,9 +30,21 @@ export function endpointText(e: IndexedEndpoint): string {
 
 /** Where encoded vectors are kept between starts and shared between instances (repo.ts). */
 export interface VectorStore {
-  load(hashes: string[]): Promise<Map<string, { components: Int8Array; scale: number }>>;
-  save(vectors: Array<{ hash: string; components: Int8Array; scale: number }>): Promise<void>;
+  load(hashes: string[]): Promise<Map<string, TextVectorRow>>;
+  save(vectors: Array<TextVectorRow & { hash: string }>): Promise<void>;
 }
+
+/** A stored row as the ranking holds it, and back. */
+const fromRow = (r: TextVectorRow): StoredVector => ({
+  q: r.components,
+  scale: r.scale,
+  late: r.late ? { q: r.late.components, scale: r.late.scale } : undefined,
+});
+const toRow = (v: StoredVector): TextVectorRow => ({
+  components: v.q,
+  scale: v.scale,
+  late: v.late ? { components: v.late.q, scale: v.late.scale } : undefined,
+});
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -132,23 +145,26 @@ export class EndpointVectors {
           const hash = hashes[i] as string;
           const found = stored.get(hash);
           if (found) {
-            if (this.waiting.delete(text)) this.byText.set(text, { q: found.components, scale: found.scale });
+            if (this.waiting.delete(text)) this.byText.set(text, fromRow(found));
             added += 1;
           } else missing.push({ text, hash });
         });
         for (let start = 0; start < missing.length && !this.closed; start += BATCH) {
           const batch = missing.slice(start, start + BATCH);
-          const vectors = await this.encoder.encode(
+          const encoded = await encodeWithLate(
+            this.encoder,
             batch.map((m) => m.text),
-            false,
           );
-          const rows = batch.map((m, i) => ({ ...m, vector: quantise(vectors[i] as Float32Array) }));
+          const rows = batch.map((m, i) => {
+            const { vector, late } = encoded[i] as Encoded;
+            return { ...m, vector: { ...quantise(vector), late: late ? quantise(late) : undefined } };
+          });
           for (const r of rows) {
             // A text dropped from the catalogue meanwhile (`want(…, all)`) is not kept in memory.
             if (this.waiting.delete(r.text)) this.byText.set(r.text, r.vector);
           }
           added += rows.length;
-          await this.keep(rows.map((r) => ({ hash: r.hash, components: r.vector.q, scale: r.vector.scale })));
+          await this.keep(rows.map((r) => ({ hash: r.hash, ...toRow(r.vector) })));
         }
       }
     } catch (err) {
@@ -182,7 +198,7 @@ export class EndpointVectors {
     }
   }
 
-  private async keep(rows: Array<{ hash: string; components: Int8Array; scale: number }>) {
+  private async keep(rows: Array<TextVectorRow & { hash: string }>) {
     try {
       await this.store?.save(rows);
     } catch (err) {
@@ -195,4 +211,10 @@ export class EndpointVectors {
     if (this.retry) clearTimeout(this.retry);
     this.release();
   }
+}
+
+/** Catalogue texts' vectors, with their late-interaction rows when the encoder gives them. */
+async function encodeWithLate(encoder: SentenceEncoder, texts: string[]): Promise<Encoded[]> {
+  if (encoder.encodeWithLate) return encoder.encodeWithLate(texts, false);
+  return (await encoder.encode(texts, false)).map((vector) => ({ vector }));
 }

@@ -86,6 +86,8 @@ export class Int8Rows {
 export interface StoredVector {
   q: Int8Array;
   scale: number;
+  /** The text's late-interaction rows (late-tokens.mjs), the same way, when the encoder gave them. */
+  late?: StoredVector;
 }
 
 export function quantise(v: Float32Array): StoredVector {

@@ -7,11 +7,13 @@
 //   x = LayerNorm(Word[id_t] + Position[t] + Type[0])                     T × 384
 //   6 × { x = LayerNorm(x + Attention(x));  x = LayerNorm(x + FFN(x)) }   (post-norm; FFN 384 → 1536 → 384, GELU)
 //   v = mean_t(x), scaled to unit length                                   384
+// The graph ends at x: its rows (one per token, in context) also serve late interaction (late-tokens.mjs).
 // Plain JavaScript, for the encoder's worker thread (encoder-worker.mjs).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lateRows } from './late-tokens.mjs';
 import { createSession, oneTextPerRun } from './model-runs.mjs';
 import { OnnxGraph } from './onnx-writer.mjs';
 import { WordPieceTokenizer } from './wordpiece.mjs';
@@ -65,7 +67,7 @@ function transposed({ shape: [rows, cols], bits }) {
 }
 
 /**
- * The graph from `x` (T × 384, embeddings summed, before their LayerNorm) to the mean over tokens. With
+ * The graph from `x` (T × 384, embeddings summed, before their LayerNorm) to the last layer's rows. With
  * `int8`, every projection but the feed-forward's second runs in integers: that one reads GELU's output,
  * whose range (a few large values among many near 0) 8 bits over the whole range resolve too coarsely —
  * the vectors' cosine with the float model's falls from ~0.996 to ~0.992 and ranking by them alone loses
@@ -119,14 +121,15 @@ function buildGraph(weight, int8) {
     const hidden = gelu(dense(x, `${p}.intermediate.dense`));
     x = layerNorm(g.op('Add', [x, dense(hidden, `${p}.output.dense`, false)]), `${p}.output.LayerNorm`);
   }
-  const mean = g.op('ReduceMean', [x], { axes: [0], keepdims: 1 });
-  return g.toModel('x', ['tokens', DIMS], mean, [1, DIMS]);
+  return g.toModel('x', ['tokens', DIMS], x, ['tokens', DIMS]);
 }
 
 /**
  * Loads ONNX Runtime (an optional dependency: it throws where its binary is missing) and the model;
- * `embed(texts)` returns one 384-d unit vector per text, row-major. `runtime`: the package to load;
- * `int8` false runs the float model (tests compare it with the fallback's).
+ * `embed(texts, stop, late)` returns one 384-d unit vector per text, row-major, and sets `late[i]` to
+ * text i's late-interaction rows (late-tokens.mjs); `rows(text)` gives the last layer's rows of a text
+ * (T × 384, [CLS] and [SEP] included) with its token ids. `runtime`: the package to load; `int8`
+ * false runs the float model (tests compare it with the fallback's).
  */
 export async function loadMiniLmEncoder(runtime = 'onnxruntime-node', { int8 = true } = {}) {
   const ort = require(runtime);
@@ -145,13 +148,30 @@ export async function loadMiniLmEncoder(runtime = 'onnxruntime-node', { int8 = t
   const positions = toFloat(weight('embeddings.position_embeddings.weight').bits);
   const type0 = toFloat(weight('embeddings.token_type_embeddings.weight').bits).subarray(0, DIMS);
   const output = session.outputNames[0];
-  return oneTextPerRun(`onnxruntime-node ${ort.env.versions.node}`, DIMS, async (text) => {
+  const rows = async (text) => {
     const ids = tokenizer.encode(text, MAX_TOKENS);
     const x = new Float32Array(ids.length * DIMS);
     ids.forEach((id, t) => {
       for (let d = 0; d < DIMS; d++)
         x[t * DIMS + d] = HALF_TO_FLOAT[words[id * DIMS + d]] + positions[t * DIMS + d] + type0[d];
     });
-    return (await session.run({ x: new ort.Tensor('float32', x, [ids.length, DIMS]) }))[output].data;
+    const out = await session.run({ x: new ort.Tensor('float32', x, [ids.length, DIMS]) });
+    return { ids, rows: out[output].data };
+  };
+  const tokenOf = (id) => tokenizer.tokenOf(id);
+  const model = oneTextPerRun(`onnxruntime-node ${ort.env.versions.node}`, DIMS, async (text, i, late) => {
+    const out = await rows(text);
+    if (late) late[i] = lateRows(out.ids, out.rows, tokenOf);
+    return meanRow(out.rows);
   });
+  return { ...model, tokenizer, rows };
+}
+
+/** The mean of a row-major T × 384 matrix's rows (sentence-transformers' pooling). */
+function meanRow(rows) {
+  const count = rows.length / DIMS;
+  const mean = new Float32Array(DIMS);
+  for (let t = 0; t < count; t++) for (let d = 0; d < DIMS; d++) mean[d] += rows[t * DIMS + d];
+  for (let d = 0; d < DIMS; d++) mean[d] /= count;
+  return mean;
 }

@@ -12,19 +12,20 @@ export function createSession(ort, model) {
 }
 
 /**
- * A model that encodes one text per run: `run(text)` gives its output vector (`dims` numbers, any
+ * A model that encodes one text per run: `run(text, i, late)` gives its output vector (`dims` numbers, any
  * length), `embed(texts)` one unit vector per text, row-major. `stop()` true gives up between two texts
- * (the worker is closing).
+ * (the worker is closing). `late`, an array, is handed to `run`: a model that gives late-interaction rows
+ * (late-tokens.mjs) sets `late[i]` for text i; the others leave it empty.
  */
 export function oneTextPerRun(engine, dims, run) {
   return {
     engine,
     dims,
-    async embed(texts, stop = () => false) {
+    async embed(texts, stop = () => false, late = []) {
       const vectors = new Float32Array(texts.length * dims);
       for (let i = 0; i < texts.length; i++) {
         if (stop()) throw new Error('sentence encoder closing');
-        const v = await run(texts[i]);
+        const v = await run(texts[i], i, late);
         let norm = 0;
         for (let d = 0; d < dims; d++) norm += v[d] * v[d];
         const scale = 1 / Math.sqrt(Math.max(norm, 1e-24));

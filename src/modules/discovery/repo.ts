@@ -150,24 +150,42 @@ export async function loadQuality(db: Executor): Promise<Map<string, QualityMetr
   return map;
 }
 
+/** A stored text's sentence vector and late-interaction rows (int8 components times their scale). */
+export interface TextVectorRow {
+  components: Int8Array;
+  scale: number;
+  late?: { components: Int8Array; scale: number };
+}
+
+/** node-postgres answers a Buffer, PGlite a Uint8Array: copy either into an Int8Array of its own. */
+const int8Copy = (bytes: Uint8Array) => new Int8Array(Uint8Array.from(bytes).buffer);
+
 /** Stored sentence vectors of the given text hashes (hex), by hash; missing ones are absent. */
 export async function loadTextVectors(
   db: Executor,
   encoder: string,
   hashes: string[],
-): Promise<Map<string, { components: Int8Array; scale: number }>> {
-  const result = await rows<{ hash: string; components: Uint8Array; scale: number }>(
+): Promise<Map<string, TextVectorRow>> {
+  const result = await rows<{
+    hash: string;
+    components: Uint8Array;
+    scale: number;
+    late_components: Uint8Array | null;
+    late_scale: number | null;
+  }>(
     db,
-    sql`SELECT encode(text_sha256, 'hex') AS hash, components, scale
+    sql`SELECT encode(text_sha256, 'hex') AS hash, components, scale, late_components, late_scale
         FROM endpoint_text_vectors
         WHERE encoder = ${encoder}
           AND text_sha256 IN (SELECT decode(h, 'hex') FROM json_array_elements_text(${JSON.stringify(hashes)}::json) h)`,
   );
-  const out = new Map<string, { components: Int8Array; scale: number }>();
+  const out = new Map<string, TextVectorRow>();
   for (const r of result) {
-    // node-postgres answers a Buffer, PGlite a Uint8Array: copy either into an Int8Array of its own.
-    const bytes = Uint8Array.from(r.components);
-    out.set(r.hash, { components: new Int8Array(bytes.buffer), scale: Number(r.scale) });
+    const late =
+      r.late_components && r.late_scale !== null
+        ? { components: int8Copy(r.late_components), scale: Number(r.late_scale) }
+        : undefined;
+    out.set(r.hash, { components: int8Copy(r.components), scale: Number(r.scale), late });
   }
   return out;
 }
@@ -176,21 +194,23 @@ export async function loadTextVectors(
 export async function saveTextVectors(
   db: Executor,
   encoder: string,
-  vectors: Array<{ hash: string; components: Int8Array; scale: number }>,
+  vectors: Array<TextVectorRow & { hash: string }>,
 ): Promise<void> {
   if (vectors.length === 0) return;
+  const base64 = (a: Int8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
   const json = JSON.stringify(
     vectors.map((v) => ({
       h: v.hash,
-      c: Buffer.from(v.components.buffer, v.components.byteOffset, v.components.byteLength).toString(
-        'base64',
-      ),
+      c: base64(v.components),
       s: v.scale,
+      lc: v.late ? base64(v.late.components) : null,
+      ls: v.late?.scale ?? null,
     })),
   );
   await db.execute(
-    sql`INSERT INTO endpoint_text_vectors (encoder, text_sha256, components, scale)
-        SELECT ${encoder}, decode(x->>'h', 'hex'), decode(x->>'c', 'base64'), (x->>'s')::real
+    sql`INSERT INTO endpoint_text_vectors (encoder, text_sha256, components, scale, late_components, late_scale)
+        SELECT ${encoder}, decode(x->>'h', 'hex'), decode(x->>'c', 'base64'), (x->>'s')::real,
+               decode(x->>'lc', 'base64'), (x->>'ls')::real
         FROM json_array_elements(${json}::json) x
         ON CONFLICT DO NOTHING`,
   );

@@ -17,9 +17,20 @@ export interface SentenceEncoder {
    * catalogue work. Rejects on any failure; callers rank offline meanwhile.
    */
   encode(texts: string[], urgent: boolean): Promise<Float32Array[]>;
+  /**
+   * As `encode`, with each text's late-interaction rows (late-tokens.mjs) where the encoder gives them:
+   * the shipped encoder on ONNX Runtime does, from the same model run; its fallbacks and APIs do not.
+   */
+  encodeWithLate?(texts: string[], urgent: boolean): Promise<Encoded[]>;
   /** False while the shipped model loads (~1 s after a start): a query then waits for it in full. */
   readonly loaded: boolean;
   close(): Promise<void>;
+}
+
+/** A text's unit vector and, when the encoder gives them, its late-interaction rows (row-major, 96 wide). */
+export interface Encoded {
+  vector: Float32Array;
+  late?: Float32Array;
 }
 
 export function createSentenceEncoder(cfg: DiscoveryEmbeddingsConfig, log?: WarningLog): SentenceEncoder {
@@ -33,7 +44,7 @@ export interface WarningLog {
 
 interface Job {
   texts: string[];
-  resolve: (vectors: Float32Array[]) => void;
+  resolve: (encoded: Encoded[]) => void;
   reject: (err: Error) => void;
 }
 
@@ -41,7 +52,14 @@ interface Job {
  *  (on the TensorFlow.js fallback a batch of 16 also costs about a third per text of one text alone). */
 const URGENT_BATCH_TEXTS = 32;
 type WorkerAnswer =
-  | { id: number; dims: number; vectors: Float32Array; engine: string; fallbackReason?: string }
+  | {
+      id: number;
+      dims: number;
+      vectors: Float32Array;
+      late?: Float32Array[];
+      engine: string;
+      fallbackReason?: string;
+    }
   | { id: number; error: string };
 
 /** After the worker fails to start, dies or hangs, wait this long before starting another. */
@@ -71,14 +89,15 @@ export type LocalModel = 'use-lite+minilm' | 'use-lite' | 'minilm';
  * Each choice: the id its stored vectors are kept under (one choice's vectors never mix with another's),
  * its models with their weights in the joined vector (cosine = the weighted mean of theirs), and its cosine
  * scale. Weights and scales chosen by the dev set's cross-validation (docs/discovery.md, "Eighth round").
- * "/int8": the vectors of the 8-bit graphs (ninth round). Where ONNX Runtime cannot load, the fallbacks'
+ * "/int8": the vectors of the 8-bit graphs (ninth round); "+late96": stored with their late-interaction
+ * rows (tenth round), so that vectors stored before them are not read as vectors without. Where ONNX Runtime cannot load, the fallbacks'
  * float vectors are stored under the same id: they agree to a cosine of ~0.996, closer than two wordings
  * of one text, and a second id would have such an instance encode the whole catalogue again.
  */
 const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, number]>; scale: CosineScale }> =
   {
     'use-lite+minilm': {
-      id: 'minilm-l6-v2+use-lite/0.5+0.5/int8',
+      id: 'minilm-l6-v2+use-lite/0.5+0.5/int8+late96',
       models: [
         ['minilm', 0.5],
         ['use-lite', 0.5],
@@ -91,7 +110,7 @@ const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, numb
       scale: DEFAULT_COSINE_SCALE,
     },
     minilm: {
-      id: 'all-minilm-l6-v2/lat.md-fp16-0.1.0/int8',
+      id: 'all-minilm-l6-v2/lat.md-fp16-0.1.0/int8+late96',
       models: [['minilm', 1]],
       scale: { floor: 0.1, ceil: 0.5 },
     },
@@ -146,7 +165,11 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     return this.answered;
   }
 
-  encode(texts: string[], urgent: boolean): Promise<Float32Array[]> {
+  async encode(texts: string[], urgent: boolean): Promise<Float32Array[]> {
+    return (await this.encodeWithLate(texts, urgent)).map((e) => e.vector);
+  }
+
+  encodeWithLate(texts: string[], urgent: boolean): Promise<Encoded[]> {
     if (texts.length === 0) return Promise.resolve([]);
     if (this.closed) return Promise.reject(new Error('sentence encoder closed'));
     if (Date.now() - this.failedAt < RESTART_AFTER_MS)
@@ -211,9 +234,12 @@ export class LocalSentenceEncoder implements SentenceEncoder {
         if ('error' in answer) throw new Error(`sentence encoder: ${answer.error}`);
         const total = running.jobs.reduce((n, j) => n + j.texts.length, 0);
         const rows = rowsOf(answer.vectors, answer.dims, total);
+        if (answer.late && answer.late.length !== total)
+          throw new Error('sentence encoder: malformed answer');
+        const encoded = rows.map((vector, i) => ({ vector, late: answer.late?.[i] }));
         let start = 0;
         for (const job of running.jobs) {
-          job.resolve(rows.slice(start, start + job.texts.length));
+          job.resolve(encoded.slice(start, start + job.texts.length));
           start += job.texts.length;
         }
       } catch (err) {

@@ -6,6 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import { CatalogueMirror, type Snapshot } from './catalogue-mirror.js';
 import { EndpointVectors } from './endpoint-vectors.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
+import { lateOrder } from './ranking/late-interaction.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
 import { rankPage } from './ranking/page.js';
@@ -14,7 +15,12 @@ import type { SearchIndex } from './ranking/search-index.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
 import { RankingTurns } from './ranking-turns.js';
 import { loadQuality, loadTextVectors, saveTextVectors } from './repo.js';
-import { createSentenceEncoder, type SentenceEncoder, type WarningLog } from './sentence-encoder.js';
+import {
+  createSentenceEncoder,
+  type Encoded,
+  type SentenceEncoder,
+  type WarningLog,
+} from './sentence-encoder.js';
 import { fuseRelevance, MEANING_BELOW_STRENGTH, wordsStrength } from './slot-vectors.js';
 
 export const MATCH_CACHE_TTL_MS = 5 * 60_000;
@@ -30,6 +36,8 @@ const MATCH_CACHE_MAX_HITS = 1_000_000;
 interface CachedMatches {
   indices: Int32Array;
   relevance: Float32Array;
+  /** The relevance they are ordered by, when late interaction reordered them (late-interaction.ts). */
+  order?: Float32Array;
   generation: number;
   at: number;
 }
@@ -76,7 +84,7 @@ export class DiscoveryService {
   /** Sentence embeddings (SVC_EMBEDDINGS): the encoder, the catalogue's vectors, and queries' vectors. */
   private readonly encoder: SentenceEncoder | undefined;
   private readonly endpointVectors: EndpointVectors | undefined;
-  private queryEmbeddings = new Map<string, Float32Array>();
+  private queryEmbeddings = new Map<string, Encoded>();
 
   constructor(
     private readonly deps: Pick<AppDeps, 'db' | 'clock' | 'events' | 'config'>,
@@ -135,15 +143,22 @@ export class DiscoveryService {
     this.ranked.clear();
   }
 
-  /** The query's sentence vector, or undefined when the encoder failed or did not answer in time. */
-  private async embedQuery(query: string): Promise<Float32Array | undefined> {
-    if (!this.encoder) return undefined;
+  /**
+   * The query's sentence vector (and late-interaction rows, when the encoder gives them), or undefined
+   * when the encoder failed or did not answer in time.
+   */
+  private async embedQuery(query: string): Promise<Encoded | undefined> {
+    const encoder = this.encoder;
+    if (!encoder) return undefined;
     const cached = this.queryEmbeddings.get(query);
     if (cached) return cached;
-    const encoding = this.encoder.encode([query], true).then(([vector]) => {
+    const asked = encoder.encodeWithLate
+      ? encoder.encodeWithLate([query], true)
+      : encoder.encode([query], true).then((vectors) => vectors.map((vector) => ({ vector })));
+    const encoding = asked.then(([encoded]) => {
       // Kept even when it comes too late for this request: the next one asking the same finds it.
-      if (vector) remember(this.queryEmbeddings, query, vector);
-      return vector;
+      if (encoded) remember(this.queryEmbeddings, query, encoded);
+      return encoded;
     });
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -166,13 +181,20 @@ export class DiscoveryService {
     }
   }
 
-  private fuse(index: SearchIndex, qv: Float32Array | undefined, offline: Hits): Hits {
+  /** Words and meaning fused, and the best reordered by late interaction when the query has its rows. */
+  private fuse(
+    index: SearchIndex,
+    query: Encoded | undefined,
+    offline: Hits,
+  ): Hits & { order?: Float64Array } {
     const cfg = this.deps.config.discoveryEmbeddings;
     const vectors = this.endpointVectors;
     const encoder = this.encoder;
-    if (!qv || !vectors || !cfg || !encoder) return hitsAtLeast(offline, QUERY_TUNING.minRelevance);
+    if (!query || !vectors || !cfg || !encoder) return hitsAtLeast(offline, QUERY_TUNING.minRelevance);
     const slots = vectors.forSlots(index.endpoints, this.generation);
-    return fuseRelevance(index, offline, qv, slots, cfg.weight, encoder.cosineScale);
+    const fused = fuseRelevance(index, offline, query.vector, slots, cfg.weight, encoder.cosineScale);
+    const order = query.late && lateOrder(fused, query.late, (slot) => slots.held[slot]?.late);
+    return { ...fused, order };
   }
 
   /** Loads the quality metrics when the cached ones are older than a minute (or a fresh read is asked). */
@@ -225,13 +247,13 @@ export class DiscoveryService {
     snapshot: Snapshot,
     key: string,
     fresh: boolean,
-    queryEmbedding: Float32Array | undefined,
+    queryEmbedding: Encoded | undefined,
     offline: { generation: number; hits: Hits } | undefined,
     keep: boolean,
   ): CachedMatches {
     const cached = this.cachedMatches(key, fresh);
     if (cached) return cached;
-    const found = this.endpointVectors
+    const found: Hits & { order?: Float64Array } = this.endpointVectors
       ? this.fuse(
           snapshot.index,
           queryEmbedding,
@@ -240,10 +262,11 @@ export class DiscoveryService {
             : matchQuery(snapshot.index, key, undefined, 0),
         )
       : matchQuery(snapshot.index, key);
-    // Stored compactly (8 bytes a hit); the oldest entries go first when the budget is spent.
+    // Stored compactly (8 or 12 bytes a hit); the oldest entries go first when the budget is spent.
     const hits: CachedMatches = {
       indices: found.slots,
       relevance: Float32Array.from(found.relevance),
+      order: found.order && Float32Array.from(found.order),
       generation: this.generation,
       at: this.now(),
     };

@@ -5,4 +5,7 @@ export class WordPieceTokenizer {
   });
   /** Token ids of `text`, [CLS] and [SEP] included, at most `maxTokens` of them. */
   encode(text: string, maxTokens: number): number[];
+  /** The token of an id ('' for none). */
+  tokenOf(id: number): string;
+  readonly vocab: Map<string, number>;
 }

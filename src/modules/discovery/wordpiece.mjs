@@ -36,6 +36,15 @@ export class WordPieceTokenizer {
     this.last = this.idOf('[SEP]');
   }
 
+  /** The token of an id (the vocabulary read backwards, built on first use). */
+  tokenOf(id) {
+    this.tokens ??= [...this.vocab.keys()].reduce((all, token) => {
+      all[this.vocab.get(token)] = token;
+      return all;
+    }, []);
+    return this.tokens[id] ?? '';
+  }
+
   idOf(token) {
     const id = this.vocab.get(token);
     if (id === undefined) throw new Error(`token ${token} missing from the vocabulary`);

@@ -23,8 +23,11 @@ export interface PageInput {
   /** Quality metrics and order boosts aligned with the slots. */
   qualities: QualityMetrics[];
   boosts: EndpointBoosts;
-  /** The query's matches (slot and relevance); undefined: filters alone, every live slot a candidate. */
-  matches: { indices: Int32Array; relevance: Float32Array } | undefined;
+  /**
+   * The query's matches (slot and relevance; `order`, when given, is the relevance they are ordered by,
+   * late-interaction.ts); undefined: filters alone, every live slot a candidate.
+   */
+  matches: { indices: Int32Array; relevance: Float32Array; order?: Float32Array } | undefined;
   filters: DiscoveryFilters;
   depth: number;
 }
@@ -38,6 +41,7 @@ export function rankPage(p: PageInput): { top: PageEntry[]; total: number } {
   const slotAt = (c: number) => (matches ? (matches.indices[c] as number) : c);
   // Filters alone: every endpoint passing them answers the request fully (relevance 1).
   const relevanceAt = (c: number) => (matches ? (matches.relevance[c] as number) : 1);
+  const order = matches?.order ?? matches?.relevance;
   const scores = new Float64Array(count);
   const passing: number[] = [];
   for (let c = 0; c < count; c++) {
@@ -49,8 +53,8 @@ export function rankPage(p: PageInput): { top: PageEntry[]; total: number } {
       !passesFilters(endpoints[i] as IndexedEndpoint, qualities[i] as QualityMetrics, p.filters)
     )
       continue;
-    scores[c] = matches
-      ? relevanceAt(c) * (boosts.withQuery[i] as number)
+    scores[c] = order
+      ? (order[c] as number) * (boosts.withQuery[i] as number)
       : (boosts.filtersOnly[i] as number);
     passing.push(c);
   }

@@ -1,0 +1,51 @@
+// The token rows late interaction reads (ranking/late-interaction.ts): MiniLM's last-layer rows of a text's
+// content tokens (not [CLS], [SEP] or punctuation), projected from 384 onto the 96 directions in which
+// such rows vary most in general English (resources/minilm-token-projection.bin, fitted by
+// bench/discovery-prepare-projection.ts on random phrases, never on catalogue or query texts), each row
+// scaled to unit length. 96 numbers a token keep the late-interaction ranking of all 384 (docs/discovery.md,
+// "Tenth round") at a quarter of the memory.
+// Plain JavaScript, for the encoder's worker thread.
+import { readFileSync } from 'node:fs';
+
+export const MODEL_DIMS = 384;
+export const TOKEN_DIMS = 96;
+/** A text's rows beyond this many are dropped (the end of a long provider description). */
+export const MAX_TOKEN_ROWS = 64;
+
+let projection;
+/** The projection, TOKEN_DIMS rows of MODEL_DIMS (row-major float32), read once. */
+export function tokenProjection() {
+  projection ??= new Float32Array(
+    readFileSync(new URL('./resources/minilm-token-projection.bin', import.meta.url)).buffer.slice(0),
+  );
+  if (projection.length !== TOKEN_DIMS * MODEL_DIMS) throw new Error('token projection: wrong size');
+  return projection;
+}
+
+/** A token that carries meaning: a word or a number, not [CLS], [SEP] or a punctuation mark. */
+export const contentToken = (token) => /^(##)?[\p{L}\p{N}]/u.test(token) && !token.startsWith('[');
+
+/**
+ * The projected, unit-length rows of the content tokens among `ids` (`rows`: T × MODEL_DIMS, row-major),
+ * at most MAX_TOKEN_ROWS of them, as one row-major Float32Array (count × TOKEN_DIMS). `tokenOf(id)` gives
+ * a token's text.
+ */
+export function lateRows(ids, rows, tokenOf, p = tokenProjection()) {
+  const kept = [];
+  ids.forEach((id, t) => {
+    if (kept.length < MAX_TOKEN_ROWS && contentToken(tokenOf(id))) kept.push(t);
+  });
+  const out = new Float32Array(kept.length * TOKEN_DIMS);
+  kept.forEach((t, r) => {
+    let norm = 0;
+    for (let k = 0; k < TOKEN_DIMS; k++) {
+      let dot = 0;
+      for (let d = 0; d < MODEL_DIMS; d++) dot += p[k * MODEL_DIMS + d] * rows[t * MODEL_DIMS + d];
+      out[r * TOKEN_DIMS + k] = dot;
+      norm += dot * dot;
+    }
+    const scale = 1 / Math.sqrt(Math.max(norm, 1e-24));
+    for (let k = 0; k < TOKEN_DIMS; k++) out[r * TOKEN_DIMS + k] *= scale;
+  });
+  return out;
+}
