@@ -7,6 +7,10 @@ import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.js';
+import { quantise, type StoredVector } from '../../src/modules/discovery/int8-rows.js';
+import { TOKEN_DIMS } from '../../src/modules/discovery/late-tokens.mjs';
+import { lateScore } from '../../src/modules/discovery/ranking/late-interaction.js';
+import { loadTextVectors, saveTextVectors } from '../../src/modules/discovery/repo.js';
 import { LocalSentenceEncoder } from '../../src/modules/discovery/sentence-encoder.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf, providerBody } from './helpers.js';
@@ -81,17 +85,71 @@ describe('the shipped sentence encoder', () => {
   });
 
   it('stores one vector per endpoint text, kept for the next start and other instances', async () => {
-    const [row] = await rows<{ n: number; encoders: number }>(
+    const [row] = await rows<{ n: number; encoders: number; late: number }>(
       fused.deps.db.orm,
-      sql`SELECT count(*)::int AS n, count(DISTINCT encoder)::int AS encoders FROM endpoint_text_vectors`,
+      sql`SELECT count(*)::int AS n, count(DISTINCT encoder)::int AS encoders,
+                 count(*) FILTER (WHERE length(late_components) > 0
+                   AND length(late_components) % ${TOKEN_DIMS} = 0 AND late_scale > 0)::int AS late
+          FROM endpoint_text_vectors`,
     );
-    // Five providers' endpoints, plus the replaced text of the test above (rows are never rewritten).
-    expect(row).toEqual({ n: 6, encoders: 1 });
+    // Five providers' endpoints, plus the replaced text of the test above (rows are never rewritten),
+    // each with its late-interaction rows.
+    expect(row).toEqual({ n: 6, encoders: 1, late: 6 });
     const [none] = await rows<{ n: number }>(
       offline.deps.db.orm,
       sql`SELECT count(*)::int AS n FROM endpoint_text_vectors`,
     );
     expect(none?.n).toBe(0);
+  });
+});
+
+describe('late-interaction rows', () => {
+  it('are stored beside the vector and read back as they were; a text without them reads back without', async () => {
+    const db = fused.deps.db.orm;
+    const late = {
+      components: Int8Array.from({ length: 2 * TOKEN_DIMS }, (_, i) => (i % 255) - 127),
+      scale: 0.0125,
+    };
+    await saveTextVectors(db, 'test/late', [
+      { hash: 'aa'.repeat(32), components: Int8Array.of(1, -2, 3), scale: 0.5, late },
+      { hash: 'bb'.repeat(32), components: Int8Array.of(4, 5, -6), scale: 0.25 },
+    ]);
+    const back = await loadTextVectors(db, 'test/late', ['aa'.repeat(32), 'bb'.repeat(32)]);
+    expect(back.get('aa'.repeat(32))).toEqual({ components: Int8Array.of(1, -2, 3), scale: 0.5, late });
+    expect(back.get('bb'.repeat(32))).toEqual({
+      components: Int8Array.of(4, 5, -6),
+      scale: 0.25,
+      late: undefined,
+    });
+  });
+
+  it('are one unit row per word of the text, from the same run as its vector', async () => {
+    const encoder = new LocalSentenceEncoder();
+    try {
+      const texts = [
+        'translate text into German.',
+        'Translate a sentence into another language',
+        'Send an SMS',
+      ];
+      const encoded = await encoder.encodeWithLate(texts, true);
+      const [first] = encoded;
+      // translate, text, into, german: the full stop is no word.
+      expect(first?.late?.length).toBe(4 * TOKEN_DIMS);
+      const late = first?.late as Float32Array;
+      for (let r = 0; r < 4; r++) {
+        const row = late.subarray(r * TOKEN_DIMS, (r + 1) * TOKEN_DIMS);
+        expect(cosine(row, row)).toBeCloseTo(1, 5);
+      }
+      expect(first?.vector).toEqual((await encoder.encode([texts[0] as string], true))[0]);
+      // Each word finds its like in the translation endpoint's text, not in the SMS one's.
+      const query = late;
+      const [translation, sms] = encoded.slice(1).map((e) => quantise(e.late as Float32Array));
+      expect(lateScore(query, translation as StoredVector)).toBeGreaterThan(
+        lateScore(query, sms as StoredVector) + 0.2,
+      );
+    } finally {
+      await encoder.close();
+    }
   });
 });
 
@@ -226,6 +284,9 @@ describe('where ONNX Runtime cannot load', () => {
       expect(shipped.engine).toMatch(/^onnxruntime-node /);
       // The fallback computes the float models; the shipped graphs run mostly in 8-bit integers.
       expect(cosine(a as Float32Array, b as Float32Array)).toBeGreaterThan(0.99);
+      // Its engines give no late-interaction rows: its rankings are not reordered by them.
+      const [withLate] = await fallback.encodeWithLate(['send money abroad'], true);
+      expect(withLate?.late).toBeUndefined();
     } finally {
       await fallback.close();
       await shipped.close();
