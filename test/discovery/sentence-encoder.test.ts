@@ -105,7 +105,8 @@ describe('the shipped sentence encoder', () => {
 
 describe('late-interaction rows', () => {
   it('are stored beside the vector and read back as they were; a text without them reads back without', async () => {
-    const db = fused.deps.db.orm;
+    // The offline app's database: the other tests count the rows the fused app stores.
+    const db = offline.deps.db.orm;
     const late = {
       components: Int8Array.from({ length: 2 * TOKEN_DIMS }, (_, i) => (i % 255) - 127),
       scale: 0.0125,
@@ -121,6 +122,7 @@ describe('late-interaction rows', () => {
       scale: 0.25,
       late: undefined,
     });
+    await db.execute(sql`DELETE FROM endpoint_text_vectors WHERE encoder = 'test/late'`);
   });
 
   it('are one unit row per word of the text, from the same run as its vector', async () => {
