@@ -27,6 +27,7 @@ export const DATABASE_INDEPENDENT = [
   'test/discovery/ranking-exact.test.ts',
   'test/discovery/int8-rows.test.ts',
   'test/discovery/slot-vectors.test.ts',
+  'test/discovery/late-interaction.test.ts',
   'test/discovery/row-bounds.test.ts',
   'test/discovery/wordpiece.test.ts',
   'test/discovery/ranking-turns.test.ts',
