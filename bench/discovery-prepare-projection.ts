@@ -3,7 +3,7 @@
 // directions of their second moment, by subspace iteration), over random phrases of whole words from the
 // model's own vocabulary — general English, never a catalogue or query text. Deterministic (fixed seed).
 //   npx tsx bench/discovery-prepare-projection.ts [phrases=3000]
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { contentToken, MODEL_DIMS, TOKEN_DIMS } from '../src/modules/discovery/late-tokens.mjs';
 import { loadMiniLmEncoder } from '../src/modules/discovery/minilm-onnx.mjs';
 
@@ -22,6 +22,9 @@ function seeded(seed: number) {
   };
 }
 
+// The model's graph carries the projection (its raw rows, read here, do not depend on it): a first run
+// starts from zeros.
+if (!existsSync(OUT)) writeFileSync(OUT, new Uint8Array(TOKEN_DIMS * MODEL_DIMS * 4));
 const model = await loadMiniLmEncoder();
 const words = [...model.tokenizer.vocab.keys()].filter((w) => /^[a-z]{3,}$/.test(w));
 const random = seeded(20261127);

@@ -441,7 +441,8 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
 /**
  * BENCH_VECTOR_CACHE=1 (PostgreSQL only): sentence vectors stored by an earlier run are copied into the
  * fresh schema before the import (`read`, returns how many), and this run's are kept for the next
- * (`write`), in `public.bench_discovery_text_vectors`. Saves minutes of encoding per run when comparing
+ * (`write`), in `public.bench_discovery_text_vectors_v2` (v2: with the late-interaction rows of migration
+ * 0202; the table copies endpoint_text_vectors' columns when it is made). Saves minutes of encoding per run when comparing
  * ranking code; the encoding time printed is then not a figure. Only for trees with the same encoder:
  * `waitForVectors` counts every encoder's rows, so a cache holding another encoder's vectors ends the wait
  * while the service is still encoding its own (drop the table, or run without the cache, to compare
@@ -451,15 +452,15 @@ async function vectorCache(db: Executor, mode: 'read' | 'write'): Promise<number
   if (process.env.BENCH_VECTOR_CACHE !== '1' || !DATABASE_URL || process.env.SVC_EMBEDDINGS === 'off')
     return 0;
   await db.execute(
-    sql`CREATE TABLE IF NOT EXISTS public.bench_discovery_text_vectors (LIKE endpoint_text_vectors INCLUDING ALL)`,
+    sql`CREATE TABLE IF NOT EXISTS public.bench_discovery_text_vectors_v2 (LIKE endpoint_text_vectors INCLUDING ALL)`,
   );
   const result =
     mode === 'read'
       ? await db.execute(
-          sql`INSERT INTO endpoint_text_vectors SELECT * FROM public.bench_discovery_text_vectors`,
+          sql`INSERT INTO endpoint_text_vectors SELECT * FROM public.bench_discovery_text_vectors_v2`,
         )
       : await db.execute(
-          sql`INSERT INTO public.bench_discovery_text_vectors SELECT * FROM endpoint_text_vectors ON CONFLICT DO NOTHING`,
+          sql`INSERT INTO public.bench_discovery_text_vectors_v2 SELECT * FROM endpoint_text_vectors ON CONFLICT DO NOTHING`,
         );
   return (result as unknown as { rowCount?: number }).rowCount ?? 0;
 }

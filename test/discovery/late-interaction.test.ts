@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { quantise, type StoredVector } from '../../src/modules/discovery/int8-rows.js';
 import { TOKEN_DIMS } from '../../src/modules/discovery/late-tokens.mjs';
-import { LATE_TUNING, lateOrder, lateScore } from '../../src/modules/discovery/ranking/late-interaction.js';
+import { LATE_TUNING, lateOrder, lateScores } from '../../src/modules/discovery/ranking/late-interaction.js';
 import type { Hits } from '../../src/modules/discovery/ranking/query.js';
 
 /** Row-major unit rows, row r along axis `axes[r]`. */
@@ -15,6 +15,7 @@ function rows(...axes: number[]): Float32Array {
   return out;
 }
 const stored = (...axes: number[]): StoredVector => quantise(rows(...axes));
+const lateScore = (query: Float32Array, endpoint: StoredVector) => lateScores(query, [endpoint])[0];
 const hits = (relevance: number[]): Hits => ({
   slots: Int32Array.from(relevance, (_, i) => i),
   relevance: Float64Array.from(relevance),
@@ -30,6 +31,51 @@ describe('lateScore', () => {
   it('is 0 for a query or an endpoint without rows', () => {
     expect(lateScore(new Float32Array(0), stored(1))).toBe(0);
     expect(lateScore(rows(1), { q: new Int8Array(0), scale: 1 })).toBe(0);
+  });
+
+  it('scores many endpoints of different lengths at once as each would be scored alone, in plain arithmetic', () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return seed / 2147483647 - 0.5;
+    };
+    const unitRows = (count: number) => {
+      const out = new Float32Array(count * TOKEN_DIMS);
+      for (let r = 0; r < count; r++) {
+        const row = out.subarray(r * TOKEN_DIMS, (r + 1) * TOKEN_DIMS);
+        for (let k = 0; k < TOKEN_DIMS; k++) row[k] = random();
+        const norm = Math.hypot(...row);
+        for (let k = 0; k < TOKEN_DIMS; k++) row[k] = (row[k] as number) / norm;
+      }
+      return out;
+    };
+    const query = unitRows(7);
+    // More rows in all than the scratch matrix first holds (2,048), and one endpoint without rows.
+    const endpoints = [3, 64, 0, 1, 40, ...Array.from({ length: 40 }, (_, i) => 20 + i)].map((n) =>
+      quantise(unitRows(n)),
+    );
+    const plain = endpoints.map((e) => {
+      const m = e.q.length / TOKEN_DIMS;
+      if (m === 0) return 0;
+      let sum = 0;
+      for (let i = 0; i < 7; i++) {
+        let best = Number.NEGATIVE_INFINITY;
+        for (let j = 0; j < m; j++) {
+          let dot = 0;
+          for (let k = 0; k < TOKEN_DIMS; k++)
+            dot += (query[i * TOKEN_DIMS + k] as number) * (e.q[j * TOKEN_DIMS + k] as number) * e.scale;
+          best = Math.max(best, dot);
+        }
+        sum += best;
+      }
+      return sum / 7;
+    });
+    const scores = lateScores(query, endpoints);
+    expect(scores).toHaveLength(endpoints.length);
+    scores.forEach((s, k) => {
+      expect(Math.abs(s - (plain[k] as number))).toBeLessThan(1e-3);
+    });
+    expect(scores[2]).toBe(0);
   });
 });
 

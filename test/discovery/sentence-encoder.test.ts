@@ -7,9 +7,9 @@ import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.js';
-import { quantise, type StoredVector } from '../../src/modules/discovery/int8-rows.js';
+import { quantise } from '../../src/modules/discovery/int8-rows.js';
 import { TOKEN_DIMS } from '../../src/modules/discovery/late-tokens.mjs';
-import { lateScore } from '../../src/modules/discovery/ranking/late-interaction.js';
+import { lateScores } from '../../src/modules/discovery/ranking/late-interaction.js';
 import { loadTextVectors, saveTextVectors } from '../../src/modules/discovery/repo.js';
 import { LocalSentenceEncoder } from '../../src/modules/discovery/sentence-encoder.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -145,10 +145,9 @@ describe('late-interaction rows', () => {
       expect(first?.vector).toEqual((await encoder.encode([texts[0] as string], true))[0]);
       // Each word finds its like in the translation endpoint's text, not in the SMS one's.
       const query = late;
-      const [translation, sms] = encoded.slice(1).map((e) => quantise(e.late as Float32Array));
-      expect(lateScore(query, translation as StoredVector)).toBeGreaterThan(
-        lateScore(query, sms as StoredVector) + 0.2,
-      );
+      const endpoints = encoded.slice(1).map((e) => quantise(e.late as Float32Array));
+      const [translation, sms] = lateScores(query, endpoints);
+      expect(translation).toBeGreaterThan((sms as number) + 0.2);
     } finally {
       await encoder.close();
     }

@@ -6,7 +6,6 @@ export function tokenProjection(): Float32Array;
 export function contentToken(token: string): boolean;
 export function lateRows(
   ids: number[],
-  rows: Float32Array,
+  projected: Float32Array,
   tokenOf: (id: number) => string,
-  projection?: Float32Array,
 ): Float32Array;

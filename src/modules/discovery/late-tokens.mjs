@@ -1,8 +1,8 @@
 // The token rows late interaction reads (ranking/late-interaction.ts): MiniLM's last-layer rows of a text's
 // content tokens (not [CLS], [SEP] or punctuation), projected from 384 onto the 96 directions in which
 // such rows vary most in general English (resources/minilm-token-projection.bin, fitted by
-// bench/discovery-prepare-projection.ts on random phrases, never on catalogue or query texts), each row
-// scaled to unit length. 96 numbers a token keep the late-interaction ranking of all 384 (docs/discovery.md,
+// bench/discovery-prepare-projection.ts on random phrases, never on catalogue or query texts; the model's
+// graph multiplies by it, minilm-onnx.mjs), each row scaled to unit length. 96 numbers a token keep the late-interaction ranking of all 384 (docs/discovery.md,
 // "Tenth round") at a quarter of the memory.
 // Plain JavaScript, for the encoder's worker thread.
 import { readFileSync } from 'node:fs';
@@ -26,26 +26,22 @@ export function tokenProjection() {
 export const contentToken = (token) => /^(##)?[\p{L}\p{N}]/u.test(token) && !token.startsWith('[');
 
 /**
- * The projected, unit-length rows of the content tokens among `ids` (`rows`: T × MODEL_DIMS, row-major),
- * at most MAX_TOKEN_ROWS of them, as one row-major Float32Array (count × TOKEN_DIMS). `tokenOf(id)` gives
- * a token's text.
+ * The unit-length projected rows of the content tokens among `ids` (`projected`: T × TOKEN_DIMS,
+ * row-major, as the model's graph computes them), at most MAX_TOKEN_ROWS of them, as one row-major
+ * Float32Array (count × TOKEN_DIMS). `tokenOf(id)` gives a token's text.
  */
-export function lateRows(ids, rows, tokenOf, p = tokenProjection()) {
+export function lateRows(ids, projected, tokenOf) {
   const kept = [];
   ids.forEach((id, t) => {
     if (kept.length < MAX_TOKEN_ROWS && contentToken(tokenOf(id))) kept.push(t);
   });
   const out = new Float32Array(kept.length * TOKEN_DIMS);
   kept.forEach((t, r) => {
+    const row = projected.subarray(t * TOKEN_DIMS, (t + 1) * TOKEN_DIMS);
     let norm = 0;
-    for (let k = 0; k < TOKEN_DIMS; k++) {
-      let dot = 0;
-      for (let d = 0; d < MODEL_DIMS; d++) dot += p[k * MODEL_DIMS + d] * rows[t * MODEL_DIMS + d];
-      out[r * TOKEN_DIMS + k] = dot;
-      norm += dot * dot;
-    }
+    for (const x of row) norm += x * x;
     const scale = 1 / Math.sqrt(Math.max(norm, 1e-24));
-    for (let k = 0; k < TOKEN_DIMS; k++) out[r * TOKEN_DIMS + k] *= scale;
+    for (let k = 0; k < TOKEN_DIMS; k++) out[r * TOKEN_DIMS + k] = row[k] * scale;
   });
   return out;
 }

@@ -6,6 +6,6 @@ export interface MiniLmEncoder {
   dims: number;
   embed(texts: string[], stop?: () => boolean, late?: Float32Array[]): Promise<Float32Array>;
   tokenizer: WordPieceTokenizer;
-  rows(text: string): Promise<{ ids: number[]; rows: Float32Array }>;
+  rows(text: string): Promise<{ ids: number[]; rows: Float32Array; projected: Float32Array }>;
 }
 export function loadMiniLmEncoder(runtime?: string, options?: { int8?: boolean }): Promise<MiniLmEncoder>;

@@ -7,13 +7,14 @@
 //   x = LayerNorm(Word[id_t] + Position[t] + Type[0])                     T × 384
 //   6 × { x = LayerNorm(x + Attention(x));  x = LayerNorm(x + FFN(x)) }   (post-norm; FFN 384 → 1536 → 384, GELU)
 //   v = mean_t(x), scaled to unit length                                   384
-// The graph ends at x: its rows (one per token, in context) also serve late interaction (late-tokens.mjs).
+// The graph ends at x's rows (one per token, in context), each followed by its projection onto the 96
+// directions late interaction reads (late-tokens.mjs): T × (384 + 96), the mean taken here.
 // Plain JavaScript, for the encoder's worker thread (encoder-worker.mjs).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lateRows } from './late-tokens.mjs';
+import { lateRows, TOKEN_DIMS, tokenProjection } from './late-tokens.mjs';
 import { createSession, oneTextPerRun } from './model-runs.mjs';
 import { OnnxGraph } from './onnx-writer.mjs';
 import { WordPieceTokenizer } from './wordpiece.mjs';
@@ -25,6 +26,8 @@ const DIMS = 384;
 const HEADS = 12;
 const LAYERS = 6;
 const LAYER_NORM_EPSILON = 1e-12;
+/** Each output row: the token's 384 numbers, then its TOKEN_DIMS projected ones. */
+const WIDTH = DIMS + TOKEN_DIMS;
 
 /** float16 bits → float32 value (normals, subnormals, zeros; the weights hold no infinities or NaNs). */
 function halfToFloat(h) {
@@ -74,6 +77,10 @@ function transposed({ shape: [rows, cols], bits }) {
  * (docs/discovery.md, "Ninth round").
  */
 function buildGraph(weight, int8) {
+  const projection = tokenProjection(); // TOKEN_DIMS rows of DIMS; MatMul wants [DIMS, TOKEN_DIMS]
+  const projectionColumns = new Float32Array(DIMS * TOKEN_DIMS);
+  for (let k = 0; k < TOKEN_DIMS; k++)
+    for (let d = 0; d < DIMS; d++) projectionColumns[d * TOKEN_DIMS + k] = projection[k * DIMS + d];
   const g = new OnnxGraph();
   const vector = (name) => g.init(name, [weight(name).shape[0]], toFloat(weight(name).bits));
   const dense = (input, name, quantise = int8) => {
@@ -121,14 +128,16 @@ function buildGraph(weight, int8) {
     const hidden = gelu(dense(x, `${p}.intermediate.dense`));
     x = layerNorm(g.op('Add', [x, dense(hidden, `${p}.output.dense`, false)]), `${p}.output.LayerNorm`);
   }
-  return g.toModel('x', ['tokens', DIMS], x, ['tokens', DIMS]);
+  const projected = g.op('MatMul', [x, g.init('late.projection', [DIMS, TOKEN_DIMS], projectionColumns)]);
+  const out = g.op('Concat', [x, projected], { axis: 1 });
+  return g.toModel('x', ['tokens', DIMS], out, ['tokens', WIDTH]);
 }
 
 /**
  * Loads ONNX Runtime (an optional dependency: it throws where its binary is missing) and the model;
  * `embed(texts, stop, late)` returns one 384-d unit vector per text, row-major, and sets `late[i]` to
  * text i's late-interaction rows (late-tokens.mjs); `rows(text)` gives the last layer's rows of a text
- * (T × 384, [CLS] and [SEP] included) with its token ids. `runtime`: the package to load; `int8`
+ * (T × 384, [CLS] and [SEP] included), their projections (T × TOKEN_DIMS) and its token ids. `runtime`: the package to load; `int8`
  * false runs the float model (tests compare it with the fallback's).
  */
 export async function loadMiniLmEncoder(runtime = 'onnxruntime-node', { int8 = true } = {}) {
@@ -155,13 +164,19 @@ export async function loadMiniLmEncoder(runtime = 'onnxruntime-node', { int8 = t
       for (let d = 0; d < DIMS; d++)
         x[t * DIMS + d] = HALF_TO_FLOAT[words[id * DIMS + d]] + positions[t * DIMS + d] + type0[d];
     });
-    const out = await session.run({ x: new ort.Tensor('float32', x, [ids.length, DIMS]) });
-    return { ids, rows: out[output].data };
+    const out = (await session.run({ x: new ort.Tensor('float32', x, [ids.length, DIMS]) }))[output].data;
+    const rows = new Float32Array(ids.length * DIMS);
+    const projected = new Float32Array(ids.length * TOKEN_DIMS);
+    for (let t = 0; t < ids.length; t++) {
+      rows.set(out.subarray(t * WIDTH, t * WIDTH + DIMS), t * DIMS);
+      projected.set(out.subarray(t * WIDTH + DIMS, (t + 1) * WIDTH), t * TOKEN_DIMS);
+    }
+    return { ids, rows, projected };
   };
   const tokenOf = (id) => tokenizer.tokenOf(id);
   const model = oneTextPerRun(`onnxruntime-node ${ort.env.versions.node}`, DIMS, async (text, i, late) => {
     const out = await rows(text);
-    if (late) late[i] = lateRows(out.ids, out.rows, tokenOf);
+    if (late) late[i] = lateRows(out.ids, out.projected, tokenOf);
     return meanRow(out.rows);
   });
   return { ...model, tokenizer, rows };

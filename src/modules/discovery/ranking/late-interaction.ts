@@ -4,7 +4,7 @@
 // tells "book a flight" from an aviation-weather report better than either's mean vector (docs/discovery.md,
 // "Tenth round"). It reorders the first LATE_TUNING.depth hits of a query the sentence encoder was asked
 // about (`lateOrder`); the rows come from the same model run as the sentence vectors (late-tokens.mjs).
-import type { StoredVector } from '../int8-rows.js';
+import { Int8Rows, type StoredVector } from '../int8-rows.js';
 import { TOKEN_DIMS } from '../late-tokens.mjs';
 import type { Hits } from './query.js';
 
@@ -15,28 +15,48 @@ import type { Hits } from './query.js';
  */
 export const LATE_TUNING = { weight: 0.3, floor: 0.3, ceil: 0.7, depth: 30 };
 
+/** Rows the scratch matrix holds at first: the depth's endpoints at their usual length fit. */
+const SCRATCH_ROWS = 2048;
 /**
- * Mean over the query's rows of the best cosine with any of the endpoint's rows (both unit length,
- * TOKEN_DIMS wide; the endpoint's stored as int8 times its scale). 0 when either has no rows.
+ * The endpoints' rows of one scoring, copied side by side into WebAssembly memory (int8-rows.ts): every
+ * query row's dot products with all of them are one SIMD pass (~20 µs for 1,000 rows) instead of ~2 ms
+ * of JavaScript loops for a query. Reused from one scoring to the next: a scoring never awaits, so two
+ * never interleave.
  */
-export function lateScore(query: Float32Array, endpoint: StoredVector): number {
+let scratch: Int8Rows | undefined;
+
+/**
+ * For each endpoint, the mean over the query's rows of the best cosine with any of the endpoint's rows
+ * (all unit length, TOKEN_DIMS wide; the endpoints' stored as int8 times their scale). 0 for an endpoint
+ * without rows, and for every endpoint when the query has none.
+ */
+export function lateScores(query: Float32Array, endpoints: StoredVector[]): Float64Array {
+  const scores = new Float64Array(endpoints.length);
   const n = query.length / TOKEN_DIMS;
-  const m = endpoint.q.length / TOKEN_DIMS;
-  if (n === 0 || m === 0) return 0;
-  const rows = endpoint.q;
-  let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const qi = i * TOKEN_DIMS;
-    let best = Number.NEGATIVE_INFINITY;
-    for (let j = 0; j < m; j++) {
-      const ej = j * TOKEN_DIMS;
-      let dot = 0;
-      for (let k = 0; k < TOKEN_DIMS; k++) dot += (query[qi + k] as number) * (rows[ej + k] as number);
-      if (dot > best) best = dot;
-    }
-    sum += best;
+  const counts = endpoints.map((e) => e.q.length / TOKEN_DIMS);
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (n === 0 || total === 0) return scores;
+  if (!scratch || scratch.rows < total) scratch = new Int8Rows(Math.max(SCRATCH_ROWS, total), TOKEN_DIMS);
+  const rows = scratch;
+  let at = 0;
+  for (const e of endpoints) {
+    // stride === TOKEN_DIMS (96 is a multiple of the kernel's 16 lanes): the rows are copied as they are.
+    rows.matrix.set(e.q, at * rows.stride);
+    at += e.q.length / TOKEN_DIMS;
   }
-  return (sum * endpoint.scale) / n;
+  for (let i = 0; i < n; i++) {
+    const { dots, unit } = rows.dotRange(query.subarray(i * TOKEN_DIMS, (i + 1) * TOKEN_DIMS), 0, total);
+    let from = 0;
+    endpoints.forEach((e, k) => {
+      const to = from + (counts[k] as number);
+      let best = Number.NEGATIVE_INFINITY;
+      for (let r = from; r < to; r++) if ((dots[r] as number) > best) best = dots[r] as number;
+      if (to > from) scores[k] = (scores[k] as number) + best * unit * e.scale;
+      from = to;
+    });
+  }
+  for (let k = 0; k < scores.length; k++) scores[k] = (scores[k] as number) / n;
+  return scores;
 }
 
 /**
@@ -57,10 +77,11 @@ export function lateOrder(
   const best = topPositions(hits, depth);
   const rows = best.map((k) => lateOf(hits.slots[k] as number));
   if (best.length === 0 || rows.some((r) => r === undefined)) return undefined;
+  const late = lateScores(query, rows as StoredVector[]);
   const order = hits.relevance.map((r) => (1 - weight) * r);
   best.forEach((k, i) => {
-    const late = lateScore(query, rows[i] as StoredVector);
-    order[k] = (order[k] as number) + weight * Math.min(1, Math.max(0, (late - floor) / (ceil - floor)));
+    const score = Math.min(1, Math.max(0, ((late[i] as number) - floor) / (ceil - floor)));
+    order[k] = (order[k] as number) + weight * score;
   });
   return order;
 }
