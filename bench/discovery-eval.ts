@@ -17,7 +17,7 @@ import MiniSearch from 'minisearch';
 import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
 import { quantise } from '../src/modules/discovery/int8-rows.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
-import { LATE_TUNING, lateOrder } from '../src/modules/discovery/ranking/late-interaction.js';
+import { LATE_TUNING, lateOrder, lateScores } from '../src/modules/discovery/ranking/late-interaction.js';
 import {
   matchEvidence,
   matchStrength,
@@ -682,7 +682,19 @@ function rankingFeatures(q: DevQuery, r: Ranking): NoAnswerFeatures {
     meaning: ev.meaning,
     lead: ev.lead,
     sentence: sentenceCosine(q, b.ix.endpoints[b.slot]),
+    late: lateScoreOf(q, b.ix.endpoints[b.slot]),
+    encoded:
+      wordsStrength(matchQuery(b.ix, q.query, undefined, 0), (slot) => matchEvidence(b.ix, q.query, slot)) <
+      MEANING_BELOW_STRENGTH
+        ? 1
+        : 0,
   };
+}
+/** The first result's late score for the query (0 without rows). */
+function lateScoreOf(q: DevQuery, e: IndexedEndpoint | undefined): number {
+  const query = queryLate.get(q.query);
+  const rows = e && endpointVectors.get(e)?.late;
+  return query && rows ? (lateScores(query, [rows])[0] as number) : 0;
 }
 function sentenceCosine(q: DevQuery, e: IndexedEndpoint | undefined): number {
   const qv = queryVectors.get(q.query);
@@ -867,6 +879,8 @@ const calibrated =
     );
     return { score, threshold };
   };
+/** The tenth round's model as last fitted (the last fit is on all read sets): printed for the service. */
+let lastLateModel: { model: ReturnType<typeof fitLogistic>; threshold: number } | undefined;
 const flaggers: Flagger[] = [
   {
     name: `shipped: match_strength < ${WEAK_MATCH_BELOW}`,
@@ -896,6 +910,36 @@ const flaggers: Flagger[] = [
     {
       name: `logistic, strength + unknown + lead, L2 1, ≤ ${maxFalse * 100} %`,
       fit: calibrated(logistic(['strength', 'unknown', 'lead'], 1), maxFalse),
+    },
+    // Tenth round: the first result's late-interaction score, as the service could use it: a query it
+    // encodes (weakly answered by its words) is judged by the model, fitted on such queries only; any
+    // other by the shipped rule (its strength is ≥ 0.5, never flagged).
+    {
+      name: `tenth round: strength + unknown + lead + late score where encoded, L2 1, ≤ ${maxFalse * 100} %`,
+      fit: (train: Example[]) => {
+        const model = fitLogistic(
+          train.filter((e) => e.features.encoded === 1),
+          ['strength', 'unknown', 'lead', 'late'],
+          1,
+        );
+        const score = (f: NoAnswerFeatures) =>
+          f.encoded === 1 ? 1 - noAnswerScore(model, f) : f.strength < WEAK_MATCH_BELOW ? 0 : 1;
+        const threshold = calibrate(
+          train.map((e) => ({ strength: score(e.features), answerable: !e.noAnswer })),
+          maxFalse,
+        );
+        lastLateModel = { model, threshold };
+        return { score, threshold };
+      },
+    },
+    { name: `late score alone, ≤ ${maxFalse * 100} %`, fit: calibrated(single('late'), maxFalse) },
+    {
+      name: `logistic, strength + late score, L2 1, ≤ ${maxFalse * 100} %`,
+      fit: calibrated(logistic(['strength', 'late'], 1), maxFalse),
+    },
+    {
+      name: `logistic, strength + unknown + lead + late score, L2 1, ≤ ${maxFalse * 100} %`,
+      fit: calibrated(logistic(['strength', 'unknown', 'lead', 'late'], 1), maxFalse),
     },
   ]),
 ];
@@ -968,6 +1012,14 @@ for (const flagger of flaggers) {
   console.log(
     `  ${flagger.name}\n    dev CV by id ${tallyText(cv)}\n    each read set left out, trained on the others: ${leaveOut.join('; ')}${reserve}`,
   );
+  if (flagger.name.startsWith('tenth round')) {
+    flagger.fit(withNearMisses(readSets.flatMap((set) => set.queries)));
+    const fitted = lastLateModel as NonNullable<typeof lastLateModel>;
+    const round = (xs: number[]) => xs.map((x) => Number(x.toFixed(4)));
+    console.log(
+      `    fitted on all read sets: ${JSON.stringify({ names: fitted.model.names, mean: round(fitted.model.mean), scale: round(fitted.model.scale), weights: round(fitted.model.weights), bias: Number(fitted.model.bias.toFixed(4)), threshold: Number(fitted.threshold.toFixed(4)) })}`,
+    );
+  }
 }
 
 // ---- Stress: the same fixed configurations on the dev catalogue written differently (labels unchanged:

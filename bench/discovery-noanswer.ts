@@ -22,6 +22,10 @@ export interface NoAnswerFeatures {
   lead: number;
   /** Sentence encoder: cosine of the query's vector with the first result's (seventh round only). */
   sentence?: number;
+  /** Late interaction: the first result's late score (ranking/late-interaction.ts; tenth round only). */
+  late?: number;
+  /** 1 when the service would encode the query (its words answer it weakly), else 0 (tenth round). */
+  encoded?: number;
 }
 
 export const FEATURE_NAMES: Array<keyof NoAnswerFeatures> = [
