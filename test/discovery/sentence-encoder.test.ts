@@ -7,13 +7,21 @@ import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/index.js';
+import { EndpointVectors } from '../../src/modules/discovery/endpoint-vectors.js';
 import { quantise } from '../../src/modules/discovery/int8-rows.js';
 import { TOKEN_DIMS } from '../../src/modules/discovery/late-tokens.mjs';
 import { lateScores } from '../../src/modules/discovery/ranking/late-interaction.js';
 import { loadTextVectors, saveTextVectors } from '../../src/modules/discovery/repo.js';
 import { LocalSentenceEncoder } from '../../src/modules/discovery/sentence-encoder.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf, providerBody } from './helpers.js';
+import {
+  createProvider,
+  DISCOVERY_TEST_ENV,
+  discoverOk,
+  indexedEndpoint,
+  keysOf,
+  providerBody,
+} from './helpers.js';
 
 const CATALOGUE = [
   {
@@ -123,6 +131,43 @@ describe('late-interaction rows', () => {
       late: undefined,
     });
     await db.execute(sql`DELETE FROM endpoint_text_vectors WHERE encoder = 'test/late'`);
+  });
+
+  it('are stored with every vector the shipped encoder stores; a vector of its fallback stays in memory', async () => {
+    const db = offline.deps.db.orm;
+    const storeFor = (encoder: string) => ({
+      load: (hashes: string[]) => loadTextVectors(db, encoder, hashes),
+      save: (rows: Parameters<typeof saveTextVectors>[2]) => saveTextVectors(db, encoder, rows),
+    });
+    const lighthouse = indexedEndpoint('beam', { description: 'Beam rotation of a lighthouse.' });
+    const stored = async (encoder: string) =>
+      (
+        await rows<{ n: number; late: number }>(
+          db,
+          sql`SELECT count(*)::int AS n, count(late_components)::int AS late
+              FROM endpoint_text_vectors WHERE encoder = ${encoder}`,
+        )
+      )[0];
+    for (const [name, encoder, expected] of [
+      ['test/onnx', new LocalSentenceEncoder(), { n: 1, late: 1 }],
+      [
+        'test/fallback',
+        new LocalSentenceEncoder({ onnxRuntime: 'onnxruntime-node-not-installed' }),
+        { n: 0, late: 0 },
+      ],
+    ] as const) {
+      const vectors = new EndpointVectors(encoder, storeFor(name), () => {});
+      try {
+        vectors.want([lighthouse]);
+        await vectors.settled();
+        expect(vectors.vectorOf(lighthouse)).toBeDefined();
+        expect(await stored(name)).toEqual(expected);
+      } finally {
+        vectors.close();
+        await encoder.close();
+        await db.execute(sql`DELETE FROM endpoint_text_vectors WHERE encoder = ${name}`);
+      }
+    }
   });
 
   it('are one unit row per word of the text, from the same run as its vector', async () => {

@@ -198,9 +198,17 @@ export class EndpointVectors {
     }
   }
 
+  /**
+   * Stores encoded vectors for other instances and the next start. An encoder that gives late-interaction
+   * rows (the shipped one) stores only vectors that have them: a vector its fallback engines computed
+   * has none, and another instance reading it would never reorder by it (stored rows are not rewritten).
+   * Such vectors stay in this instance's memory.
+   */
   private async keep(rows: Array<TextVectorRow & { hash: string }>) {
+    const complete = this.encoder.encodeWithLate ? rows.filter((r) => r.late) : rows;
+    if (complete.length === 0) return;
     try {
-      await this.store?.save(rows);
+      await this.store?.save(complete);
     } catch (err) {
       this.log?.warn({ err }, 'storing sentence vectors failed; they stay in memory');
     }
