@@ -90,9 +90,10 @@ export type LocalModel = 'use-lite+minilm' | 'use-lite' | 'minilm';
  * its models with their weights in the joined vector (cosine = the weighted mean of theirs), and its cosine
  * scale. Weights and scales chosen by the dev set's cross-validation (docs/discovery.md, "Eighth round").
  * "/int8": the vectors of the 8-bit graphs (ninth round); "+late96": stored with their late-interaction
- * rows (tenth round), so that vectors stored before them are not read as vectors without. Where ONNX Runtime cannot load, the fallbacks'
- * float vectors are stored under the same id: they agree to a cosine of ~0.996, closer than two wordings
- * of one text, and a second id would have such an instance encode the whole catalogue again.
+ * rows (tenth round), so that vectors stored before them are not read as vectors without. Where ONNX
+ * Runtime cannot load, the fallbacks read the vectors stored under the same id (their own float vectors
+ * agree to a cosine of ~0.996, closer than two wordings of one text) but do not store theirs, which have
+ * no late-interaction rows (endpoint-vectors.ts).
  */
 const LOCAL_MODELS: Record<LocalModel, { id: string; models: Array<[string, number]>; scale: CosineScale }> =
   {
