@@ -7,6 +7,7 @@
 // Plain JavaScript, for the encoder's worker thread.
 import { readFileSync } from 'node:fs';
 
+/** MiniLM's width (minilm-onnx.mjs, which imports this module: the constant lives here). */
 export const MODEL_DIMS = 384;
 export const TOKEN_DIMS = 96;
 /** A text's rows beyond this many are dropped (the end of a long provider description). */

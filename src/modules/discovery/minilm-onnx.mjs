@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lateRows, TOKEN_DIMS, tokenProjection } from './late-tokens.mjs';
+import { lateRows, MODEL_DIMS, TOKEN_DIMS, tokenProjection } from './late-tokens.mjs';
 import { createSession, oneTextPerRun } from './model-runs.mjs';
 import { OnnxGraph } from './onnx-writer.mjs';
 import { WordPieceTokenizer } from './wordpiece.mjs';
@@ -22,7 +22,7 @@ import { WordPieceTokenizer } from './wordpiece.mjs';
 const require = createRequire(import.meta.url);
 
 const MAX_TOKENS = 256;
-const DIMS = 384;
+const DIMS = MODEL_DIMS;
 const HEADS = 12;
 const LAYERS = 6;
 const LAYER_NORM_EPSILON = 1e-12;
