@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { quantise, type StoredVector } from './int8-rows.js';
 import type { IndexedEndpoint } from './ranking/types.js';
 import type { TextVectorRow } from './repo.js';
-import type { Encoded, SentenceEncoder, WarningLog } from './sentence-encoder.js';
+import { type Encoded, encodeWithLate, type SentenceEncoder, type WarningLog } from './sentence-encoder.js';
 import { type SlotVectors, slotVectors } from './slot-vectors.js';
 
 /** Texts per encoder batch: small, so that a query waits for at most one (~0.4 s of one core for both
@@ -154,6 +154,7 @@ export class EndpointVectors {
           const encoded = await encodeWithLate(
             this.encoder,
             batch.map((m) => m.text),
+            false,
           );
           const rows = batch.map((m, i) => {
             const { vector, late } = encoded[i] as Encoded;
@@ -219,10 +220,4 @@ export class EndpointVectors {
     if (this.retry) clearTimeout(this.retry);
     this.release();
   }
-}
-
-/** Catalogue texts' vectors, with their late-interaction rows when the encoder gives them. */
-async function encodeWithLate(encoder: SentenceEncoder, texts: string[]): Promise<Encoded[]> {
-  if (encoder.encodeWithLate) return encoder.encodeWithLate(texts, false);
-  return (await encoder.encode(texts, false)).map((vector) => ({ vector }));
 }

@@ -2,8 +2,8 @@
 // content tokens (not [CLS], [SEP] or punctuation), projected from 384 onto the 96 directions in which
 // such rows vary most in general English (resources/minilm-token-projection.bin, fitted by
 // bench/discovery-prepare-projection.ts on random phrases, never on catalogue or query texts; the model's
-// graph multiplies by it, minilm-onnx.mjs), each row scaled to unit length. 96 numbers a token keep the late-interaction ranking of all 384 (docs/discovery.md,
-// "Tenth round") at a quarter of the memory.
+// graph multiplies by it, minilm-onnx.mjs), each row scaled to unit length. 96 numbers a token keep the
+// late-interaction ranking of all 384 (docs/discovery.md, "Tenth round") at a quarter of the memory.
 // Plain JavaScript, for the encoder's worker thread.
 import { readFileSync } from 'node:fs';
 

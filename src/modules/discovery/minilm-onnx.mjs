@@ -137,8 +137,8 @@ function buildGraph(weight, int8) {
  * Loads ONNX Runtime (an optional dependency: it throws where its binary is missing) and the model;
  * `embed(texts, stop, late)` returns one 384-d unit vector per text, row-major, and sets `late[i]` to
  * text i's late-interaction rows (late-tokens.mjs); `rows(text)` gives the last layer's rows of a text
- * (T × 384, [CLS] and [SEP] included), their projections (T × TOKEN_DIMS) and its token ids. `runtime`: the package to load; `int8`
- * false runs the float model (tests compare it with the fallback's).
+ * (T × 384, [CLS] and [SEP] included), their projections (T × TOKEN_DIMS) and its token ids. `runtime`:
+ * the package to load; `int8` false runs the float model (tests compare it with the fallback's).
  */
 export async function loadMiniLmEncoder(runtime = 'onnxruntime-node', { int8 = true } = {}) {
   const ort = require(runtime);

@@ -33,6 +33,16 @@ export interface Encoded {
   late?: Float32Array;
 }
 
+/** The texts' vectors, with their late-interaction rows when the encoder gives them. */
+export async function encodeWithLate(
+  encoder: SentenceEncoder,
+  texts: string[],
+  urgent: boolean,
+): Promise<Encoded[]> {
+  if (encoder.encodeWithLate) return encoder.encodeWithLate(texts, urgent);
+  return (await encoder.encode(texts, urgent)).map((vector) => ({ vector }));
+}
+
 export function createSentenceEncoder(cfg: DiscoveryEmbeddingsConfig, log?: WarningLog): SentenceEncoder {
   return cfg.source === 'local' ? new LocalSentenceEncoder({ log }) : new ApiSentenceEncoder(cfg);
 }

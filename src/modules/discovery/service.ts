@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import { CatalogueMirror, type Snapshot } from './catalogue-mirror.js';
 import { EndpointVectors } from './endpoint-vectors.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
-import { lateOrder } from './ranking/late-interaction.js';
+import { lateOrder, type OrderedHits } from './ranking/late-interaction.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
 import { rankPage } from './ranking/page.js';
@@ -18,6 +18,7 @@ import { loadQuality, loadTextVectors, saveTextVectors } from './repo.js';
 import {
   createSentenceEncoder,
   type Encoded,
+  encodeWithLate,
   type SentenceEncoder,
   type WarningLog,
 } from './sentence-encoder.js';
@@ -152,10 +153,7 @@ export class DiscoveryService {
     if (!encoder) return undefined;
     const cached = this.queryEmbeddings.get(query);
     if (cached) return cached;
-    const asked = encoder.encodeWithLate
-      ? encoder.encodeWithLate([query], true)
-      : encoder.encode([query], true).then((vectors) => vectors.map((vector) => ({ vector })));
-    const encoding = asked.then(([encoded]) => {
+    const encoding = encodeWithLate(encoder, [query], true).then(([encoded]) => {
       // Kept even when it comes too late for this request: the next one asking the same finds it.
       if (encoded) remember(this.queryEmbeddings, query, encoded);
       return encoded;
@@ -182,11 +180,7 @@ export class DiscoveryService {
   }
 
   /** Words and meaning fused, and the best reordered by late interaction when the query has its rows. */
-  private fuse(
-    index: SearchIndex,
-    query: Encoded | undefined,
-    offline: Hits,
-  ): Hits & { order?: Float64Array } {
+  private fuse(index: SearchIndex, query: Encoded | undefined, offline: Hits): OrderedHits {
     const cfg = this.deps.config.discoveryEmbeddings;
     const vectors = this.endpointVectors;
     const encoder = this.encoder;
@@ -253,7 +247,7 @@ export class DiscoveryService {
   ): CachedMatches {
     const cached = this.cachedMatches(key, fresh);
     if (cached) return cached;
-    const found: Hits & { order?: Float64Array } = this.endpointVectors
+    const found: OrderedHits = this.endpointVectors
       ? this.fuse(
           snapshot.index,
           queryEmbedding,

@@ -15,6 +15,9 @@ import type { Hits } from './query.js';
  */
 export const LATE_TUNING = { weight: 0.3, floor: 0.3, ceil: 0.7, depth: 30 };
 
+/** Hits with the order late interaction gave them, when it did (`lateOrder`). */
+export type OrderedHits = Hits & { order?: Float64Array };
+
 /** Rows the scratch matrix holds at first: the depth's endpoints at their usual length fit. */
 const SCRATCH_ROWS = 2048;
 /**
@@ -39,11 +42,11 @@ export function lateScores(query: Float32Array, endpoints: StoredVector[]): Floa
   if (!scratch || scratch.rows < total) scratch = new Int8Rows(Math.max(SCRATCH_ROWS, total), TOKEN_DIMS);
   const rows = scratch;
   let at = 0;
-  for (const e of endpoints) {
+  endpoints.forEach((e, k) => {
     // stride === TOKEN_DIMS (96 is a multiple of the kernel's 16 lanes): the rows are copied as they are.
     rows.matrix.set(e.q, at * rows.stride);
-    at += e.q.length / TOKEN_DIMS;
-  }
+    at += counts[k] as number;
+  });
   for (let i = 0; i < n; i++) {
     const { dots, unit } = rows.dotRange(query.subarray(i * TOKEN_DIMS, (i + 1) * TOKEN_DIMS), 0, total);
     let from = 0;
