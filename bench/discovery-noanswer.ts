@@ -26,6 +26,12 @@ export interface NoAnswerFeatures {
   late?: number;
   /** 1 when the service would encode the query (its words answer it weakly), else 0 (tenth round). */
   encoded?: number;
+  /** Late interaction per query word: the weakest word's best cosine with the first result (eleventh round). */
+  lateMin?: number;
+  /** The mean of the two weakest words' best cosines (eleventh round). */
+  lateLow2?: number;
+  /** Share of the query's words whose best cosine with the first result is below 0.5 (eleventh round). */
+  lateBelow?: number;
 }
 
 export const FEATURE_NAMES: Array<keyof NoAnswerFeatures> = [
