@@ -10,7 +10,7 @@
 // trained with near-miss examples: answerable queries asked of the catalogue without their answers), and
 // ranks fixed configurations on the dev catalogue written differently (stress table).
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
-// --sealed (adds the sealed set), --misses (the shipped ranking's held-out misses),
+// --final (adds the final set), --misses (the shipped ranking's held-out misses),
 // --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable queries the shipped rule may flag).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -70,12 +70,14 @@ const heldOutSets = [
 ];
 // A reserve set, written blind (2026-11-26), first run in the tenth round: read since, one more of the above.
 heldOutSets.push({ name: 'reserve', queries: readQueries('discovery-reserve-queries.json') });
-// A sealed set, written blind (2026-11-27) and run once, to apply the eleventh round's decision rule
-// written down first (docs/discovery.md, "Eleventh round"): `--sealed` adds it. Once its misses are read
-// it is one more read set, and the next round needs a new one.
-const SEALED = 'sealed';
-if (process.argv.includes('--sealed'))
-  heldOutSets.push({ name: SEALED, queries: readQueries('discovery-sealed-queries.json') });
+// A sealed set, written blind (2026-11-27), run once to apply the eleventh round's first decision rule
+// (docs/discovery.md, "Eleventh round"); read since.
+heldOutSets.push({ name: 'sealed', queries: readQueries('discovery-sealed-queries.json') });
+// A final set, written blind (2026-11-27) for the eleventh round's second rule: `--final` adds it as the
+// one set no rule was read from (the no-answer flaggers train on every other set and score it).
+const UNREAD = 'final';
+if (process.argv.includes('--final'))
+  heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-final-queries.json') });
 const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);
@@ -577,7 +579,7 @@ const systems: Array<{
   },
   {
     name: 'shipped before the tenth round: fused when weak, no late interaction',
-    ranker: withoutLate(gated(MEANING_BELOW_STRENGTH)),
+    ranker: withoutLate(gated(0.5)),
   },
   { name: 'fused and reranked by late interaction for every query', ranker: withWeight(0.4) },
   {
@@ -594,7 +596,7 @@ const systems: Array<{
     tune: fitFusionWeight,
   },
   { name: 'the sentence encoder alone (w 1)', ranker: withoutLate(withWeight(1)) },
-  ...[0.3, 0.4, 0.6, 0.7].map((gate) => ({
+  ...[0.3, 0.4, 0.5, 0.7].map((gate) => ({
     name: `fused (w 0.4) when the words answer weakly (strength < ${gate}), then late interaction`,
     ranker: gated(gate),
   })),
@@ -1052,8 +1054,8 @@ function tallyFlags(flagger: Flagger, train: DevQuery[], test: DevQuery[], into 
 }
 const tallyText = (t: Tally) =>
   `${t.noAnswer}/${t.noAnswerTotal} (false ${t.falseFlags}/${t.answerableTotal}, near miss ${t.nearMiss}/${t.nearMissTotal})`;
-const readSets = [{ name: 'dev', queries: devQueries }, ...heldOutSets.filter((set) => set.name !== SEALED)];
-const sealedSet = heldOutSets.find((set) => set.name === SEALED);
+const readSets = [{ name: 'dev', queries: devQueries }, ...heldOutSets.filter((set) => set.name !== UNREAD)];
+const unreadSet = heldOutSets.find((set) => set.name === UNREAD);
 console.log(
   '\nno-answer flag trained with near-miss examples (seventh round): no-answer flagged (answerable flagged, near-miss examples flagged)',
 );
@@ -1066,17 +1068,17 @@ for (const flagger of flaggers) {
     const train = readSets.filter((set) => set !== held).flatMap((set) => set.queries);
     return `${held.name} ${tallyText(tallyFlags(flagger, train, held.queries))}`;
   });
-  const sealed = sealedSet
-    ? `; sealed, trained on all read sets: ${tallyText(
+  const unread = unreadSet
+    ? `; ${UNREAD}, trained on all read sets: ${tallyText(
         tallyFlags(
           flagger,
           readSets.flatMap((set) => set.queries),
-          sealedSet.queries,
+          unreadSet.queries,
         ),
       )}`
     : '';
   console.log(
-    `  ${flagger.name}\n    dev CV by id ${tallyText(cv)}\n    each read set left out, trained on the others: ${leaveOut.join('; ')}${sealed}`,
+    `  ${flagger.name}\n    dev CV by id ${tallyText(cv)}\n    each read set left out, trained on the others: ${leaveOut.join('; ')}${unread}`,
   );
   if (flagger.name.startsWith('tenth round')) {
     flagger.fit(withNearMisses(readSets.flatMap((set) => set.queries)));
