@@ -10,17 +10,24 @@
 // trained with near-miss examples: answerable queries asked of the catalogue without their answers), and
 // ranks fixed configurations on the dev catalogue written differently (stress table).
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
-// --final (adds the final set), --misses (the shipped ranking's held-out misses),
+// --last (adds the last set), --misses (the shipped ranking's held-out misses),
 // --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable queries the shipped rule may flag).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
 import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
 import { quantise } from '../src/modules/discovery/int8-rows.js';
-import { TOKEN_DIMS } from '../src/modules/discovery/late-tokens.mjs';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
-import { LATE_TUNING, lateOrder, lateScores } from '../src/modules/discovery/ranking/late-interaction.js';
 import {
+  LATE_TUNING,
+  lateOrder,
+  lateScores,
+  lateWordBests,
+  lateWords,
+} from '../src/modules/discovery/ranking/late-interaction.js';
+import {
+  answerLikelihood,
+  ENCODED_NO_ANSWER,
   matchEvidence,
   matchStrength,
   WEAK_MATCH_BELOW,
@@ -73,11 +80,13 @@ heldOutSets.push({ name: 'reserve', queries: readQueries('discovery-reserve-quer
 // A sealed set, written blind (2026-11-27), run once to apply the eleventh round's first decision rule
 // (docs/discovery.md, "Eleventh round"); read since.
 heldOutSets.push({ name: 'sealed', queries: readQueries('discovery-sealed-queries.json') });
-// A final set, written blind (2026-11-27) for the eleventh round's second rule: `--final` adds it as the
-// one set no rule was read from (the no-answer flaggers train on every other set and score it).
-const UNREAD = 'final';
-if (process.argv.includes('--final'))
-  heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-final-queries.json') });
+// A final set, written blind (2026-11-27), run once to apply the eleventh round's second rule; read since.
+heldOutSets.push({ name: 'final', queries: readQueries('discovery-final-queries.json') });
+// A last set, written blind (2026-11-27) for the eleventh round's third rule: `--last` adds it as the one
+// set no rule was read from (the no-answer flaggers train on every other set and score it).
+const UNREAD = 'last';
+if (process.argv.includes('--last'))
+  heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-last-queries.json') });
 const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);
@@ -705,33 +714,16 @@ function lateScoreOf(q: DevQuery, e: IndexedEndpoint | undefined): number {
   return query && rows ? (lateScores(query, [rows])[0] as number) : 0;
 }
 /**
- * Late interaction word by word (eleventh round): each query row's best cosine with the first result's
- * rows, summarised by the weakest word, the two weakest, and the share below 0.5. A near miss ("send an
- * SMS" answered by an e-mail sender) matches most words well and one badly; a mean hides that.
+ * Late interaction word by word (eleventh round; ranking/late-interaction.ts): the weakest query word's
+ * best cosine with the first result, the two weakest words' mean and the share below 0.5 (the last two
+ * are the shipped model's, `lateWords`).
  */
 function lateWordFeatures(q: DevQuery, e: IndexedEndpoint | undefined) {
   const query = queryLate.get(q.query);
   const rows = e && endpointVectors.get(e)?.late;
-  if (!query || !rows || rows.q.length === 0) return { lateMin: 0, lateLow2: 0, lateBelow: 1 };
-  const n = query.length / TOKEN_DIMS;
-  const m = rows.q.length / TOKEN_DIMS;
-  const bests: number[] = [];
-  for (let i = 0; i < n; i++) {
-    let best = Number.NEGATIVE_INFINITY;
-    for (let r = 0; r < m; r++) {
-      let dot = 0;
-      for (let k = 0; k < TOKEN_DIMS; k++)
-        dot += (query[i * TOKEN_DIMS + k] as number) * (rows.q[r * TOKEN_DIMS + k] as number);
-      if (dot > best) best = dot;
-    }
-    bests.push(best * rows.scale);
-  }
-  bests.sort((a, b) => a - b);
-  return {
-    lateMin: bests[0] as number,
-    lateLow2: ((bests[0] as number) + (bests[Math.min(1, n - 1)] as number)) / 2,
-    lateBelow: bests.filter((b) => b < 0.5).length / n,
-  };
+  const words = query && rows ? lateWords(query, rows) : undefined;
+  if (!query || !rows || !words) return { lateMin: 0, lateLow2: 0, lateBelow: 1 };
+  return { lateMin: lateWordBests(query, rows)[0] as number, lateLow2: words.low2, lateBelow: words.below };
 }
 function sentenceCosine(q: DevQuery, e: IndexedEndpoint | undefined): number {
   const qv = queryVectors.get(q.query);
@@ -931,13 +923,34 @@ const whereEncoded =
       train.map((e) => ({ strength: score(e.features), answerable: !e.noAnswer })),
       maxFalse,
     );
+    lastLateModel = { model, threshold };
     return { score, threshold };
   };
-/** The tenth round's model as last fitted (the last fit is on all read sets): printed for the service. */
+/** The flagger shipped since the eleventh round (its model: `ENCODED_NO_ANSWER`, match-quality.ts). */
+const SHIPPED_FLAG_SINCE_ELEVENTH =
+  'eleventh round: strength + unknown + lead + late + lateLow2 + lateBelow where encoded, L2 1, ≤ 2.5';
+/** The model of a "where encoded" flagger as last fitted (the last fit is on all read sets): printed for
+ *  the service (the eleventh round's is `ENCODED_NO_ANSWER` in match-quality.ts). */
 let lastLateModel: { model: ReturnType<typeof fitLogistic>; threshold: number } | undefined;
 const flaggers: Flagger[] = [
   {
-    name: `shipped: match_strength < ${WEAK_MATCH_BELOW}`,
+    name: 'shipped since the eleventh round: the model for encoded queries (ENCODED_NO_ANSWER), else strength',
+    fit: () => ({
+      score: (f) =>
+        f.encoded === 1
+          ? answerLikelihood(f.strength, f, {
+              mean: f.late ?? 0,
+              low2: f.lateLow2 ?? 0,
+              below: f.lateBelow ?? 1,
+            })
+          : f.strength < WEAK_MATCH_BELOW
+            ? 0
+            : 1,
+      threshold: ENCODED_NO_ANSWER.threshold,
+    }),
+  },
+  {
+    name: `shipped before the eleventh round: match_strength < ${WEAK_MATCH_BELOW}`,
     fit: () => ({ score: (f) => f.strength, threshold: WEAK_MATCH_BELOW }),
   },
   ...[0.025, 0.05].flatMap((maxFalse) => [
@@ -1080,12 +1093,12 @@ for (const flagger of flaggers) {
   console.log(
     `  ${flagger.name}\n    dev CV by id ${tallyText(cv)}\n    each read set left out, trained on the others: ${leaveOut.join('; ')}${unread}`,
   );
-  if (flagger.name.startsWith('tenth round')) {
+  if (flagger.name.startsWith('tenth round') || flagger.name.startsWith(SHIPPED_FLAG_SINCE_ELEVENTH)) {
     flagger.fit(withNearMisses(readSets.flatMap((set) => set.queries)));
     const fitted = lastLateModel as NonNullable<typeof lastLateModel>;
-    const round = (xs: number[]) => xs.map((x) => Number(x.toFixed(4)));
+    const round = (xs: number[]) => xs.map((x) => Number(x.toFixed(6)));
     console.log(
-      `    fitted on all read sets: ${JSON.stringify({ names: fitted.model.names, mean: round(fitted.model.mean), scale: round(fitted.model.scale), weights: round(fitted.model.weights), bias: Number(fitted.model.bias.toFixed(4)), threshold: Number(fitted.threshold.toFixed(4)) })}`,
+      `    fitted on all read sets: ${JSON.stringify({ names: fitted.model.names, mean: round(fitted.model.mean), scale: round(fitted.model.scale), weights: round(fitted.model.weights), bias: Number(fitted.model.bias.toFixed(6)), threshold: Number(fitted.threshold.toFixed(6)) })}`,
     );
   }
 }
