@@ -1,11 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LateWords } from '../../src/modules/discovery/ranking/late-interaction.js';
 import {
-  isWeakMatch,
   LEAD_FLOOR,
-  type MatchEvidence,
   matchEvidence,
-  matchQualityOf,
   matchStrength,
   WEAK_MATCH_BELOW,
 } from '../../src/modules/discovery/ranking/match-quality.js';
@@ -72,52 +68,6 @@ describe('meta.match_quality', () => {
     const again = (await discoverOk(t, { query: 'start my robot vacuum' })).meta as Meta;
     expect(again.match_quality).toBe(first.match_quality);
     expect(again.match_strength).toBe(first.match_strength);
-  });
-});
-
-describe('the no-answer model for a query the sentence encoder read', () => {
-  const evidence: MatchEvidence = {
-    coverage: 0.5,
-    uncovered: 0.3,
-    looseCoverage: 0.5,
-    meaning: 0.5,
-    unknown: 0,
-    lead: 1,
-  };
-  const everyWordAnswered: LateWords = { mean: 0.65, low2: 0.5, below: 0 };
-  const noWordAnswered: LateWords = { mean: 0.3, low2: 0.1, below: 1 };
-
-  it('without late-interaction rows, the strength decides', () => {
-    expect(isWeakMatch(WEAK_MATCH_BELOW - 0.01, evidence)).toBe(true);
-    expect(isWeakMatch(WEAK_MATCH_BELOW + 0.01, evidence)).toBe(false);
-  });
-
-  it('with them, how well the first result answers each word decides where the strength is low', () => {
-    // A paraphrase: few words in common, every word answered in meaning.
-    expect(isWeakMatch(0.05, evidence, everyWordAnswered)).toBe(false);
-    // Words in common, none of them answered in meaning: the next thing over.
-    expect(isWeakMatch(0.2, evidence, noWordAnswered)).toBe(true);
-    // A strong word match is not overturned by the rows alone.
-    expect(isWeakMatch(0.8, evidence, noWordAnswered)).toBe(false);
-  });
-
-  it('never judges a match weaker for answering more of the words, or stronger for answering fewer', () => {
-    for (const strength of [0.05, 0.15, 0.3, 0.45])
-      for (let below = 0; below <= 1; below += 0.1) {
-        const words = { mean: 0.45, low2: 0.25, below };
-        const fewer = { ...words, below: Math.min(1, below + 0.1) };
-        if (isWeakMatch(strength, evidence, words)) expect(isWeakMatch(strength, evidence, fewer)).toBe(true);
-        const better = { ...words, mean: words.mean + 0.05 };
-        if (!isWeakMatch(strength, evidence, words))
-          expect(isWeakMatch(strength, evidence, better)).toBe(false);
-      }
-  });
-
-  it("is what meta.match_quality reports, 'none' without a result", () => {
-    expect(matchQualityOf(0.6, true)).toBe('weak');
-    expect(matchQualityOf(0.05, false)).toBe('good');
-    expect(matchQualityOf(0, false)).toBe('none');
-    expect(matchQualityOf(0.1)).toBe('weak');
   });
 });
 

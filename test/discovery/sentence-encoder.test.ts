@@ -11,7 +11,6 @@ import { EndpointVectors } from '../../src/modules/discovery/endpoint-vectors.js
 import { quantise } from '../../src/modules/discovery/int8-rows.js';
 import { TOKEN_DIMS } from '../../src/modules/discovery/late-tokens.mjs';
 import { lateScores } from '../../src/modules/discovery/ranking/late-interaction.js';
-import { WEAK_MATCH_BELOW } from '../../src/modules/discovery/ranking/match-quality.js';
 import { loadTextVectors, saveTextVectors } from '../../src/modules/discovery/repo.js';
 import { LocalSentenceEncoder } from '../../src/modules/discovery/sentence-encoder.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -80,27 +79,6 @@ describe('the shipped sentence encoder', () => {
       expect(keysOf(await discoverOk(fused, { query }))[0]).toBe(expected);
       expect(keysOf(await discoverOk(offline, { query }))[0]).toBe(expected);
     }
-  });
-
-  it('judges how well the first result answers a query it read word by word (meta.match_quality)', async () => {
-    type Meta = { match_quality?: string; match_strength?: number };
-    // A paraphrase the words barely match: too weak a strength for the words alone, answered in meaning.
-    const umbrella = (await discoverOk(fused, { query: 'do I need an umbrella today' })).meta as Meta;
-    expect(umbrella.match_strength).toBeLessThan(WEAK_MATCH_BELOW);
-    expect(umbrella.match_quality).toBe('good');
-    // A forecast asked of current conditions: the words match well enough, the asked thing is missing.
-    const query = { query: 'is it going to snow in the mountains' };
-    const snow = await discoverOk(fused, query);
-    expect(keysOf(snow)[0]).toBe('weather/now');
-    expect((snow.meta as Meta).match_strength).toBeGreaterThanOrEqual(WEAK_MATCH_BELOW);
-    expect((snow.meta as Meta).match_quality).toBe('weak');
-    // From the cached matches under other filters (a page not cached), then the cached page: the same.
-    const filtered = await discoverOk(fused, { ...query, filters: { max_price_per_call: 1 } });
-    expect(keysOf(filtered)[0]).toBe('weather/now');
-    expect((filtered.meta as Meta).match_quality).toBe('weak');
-    expect(((await discoverOk(fused, query)).meta as Meta).match_quality).toBe('weak');
-    // Without the encoder, the strength alone decides.
-    expect(((await discoverOk(offline, query)).meta as Meta).match_quality).toBe('good');
   });
 
   it('a changed endpoint is ranked by its new meaning in the next request', async () => {

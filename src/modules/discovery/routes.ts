@@ -85,7 +85,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           filters.maxPriceCredits = ceiling;
         }
       }
-      const { results, total, strength, weak } = await service.discover({
+      const { results, total, strength } = await service.discover({
         query,
         filters,
         limit: body.limit ?? DISCOVER_LIMIT_DEFAULT,
@@ -98,7 +98,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox = async (app) => {
           total_results: total,
           ...(strength === undefined
             ? {}
-            : { match_quality: matchQualityOf(strength, weak), match_strength: roundStrength(strength) }),
+            : { match_quality: matchQualityOf(strength), match_strength: roundStrength(strength) }),
           query_time_ms: Math.round((performance.now() - started) * 100) / 100,
         },
       };

@@ -73,11 +73,9 @@ export const DiscoverResponseSchema = Type.Object({
         type: 'string',
         enum: ['good', 'weak', 'none'],
         description:
-          'Only with a query. How well the first result answers it: good; weak (most likely nothing in the ' +
-          'catalogue does what was asked, the results are only the closest things: match_strength below ' +
-          `${WEAK_MATCH_BELOW}, or, for a query whose words matched weakly enough to be read by the sentence ` +
-          "encoder, a model over match_strength and how well the first result answers each of the query's " +
-          'words judged so); none (no result at all).',
+          'Only with a query. How well the first result answers it: good; weak (match_strength below ' +
+          `${WEAK_MATCH_BELOW}: most likely nothing in the catalogue does what was asked, the results are only ` +
+          'the closest things); none (no result at all).',
       }),
     ),
     match_strength: Type.Optional(

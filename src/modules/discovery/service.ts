@@ -6,8 +6,8 @@ import type { AppDeps } from '../../deps.js';
 import { CatalogueMirror, type Snapshot } from './catalogue-mirror.js';
 import { EndpointVectors } from './endpoint-vectors.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
-import { lateOrder, lateWords, type OrderedHits } from './ranking/late-interaction.js';
-import { isWeakMatch, type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
+import { lateOrder, type OrderedHits } from './ranking/late-interaction.js';
+import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
 import { rankPage } from './ranking/page.js';
 import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
@@ -39,8 +39,6 @@ interface CachedMatches {
   relevance: Float32Array;
   /** The relevance they are ordered by, when late interaction reordered them (late-interaction.ts). */
   order?: Float32Array;
-  /** The query's late-interaction rows, when it was fused with its sentence vector (the no-answer model). */
-  late?: Float32Array;
   generation: number;
   at: number;
 }
@@ -66,8 +64,6 @@ export interface Discovered {
   total: number;
   /** Strength of the best match in [0, 1] (match-quality.ts); undefined without a query. */
   strength: number | undefined;
-  /** Whether the best match most likely does not answer the query (`isWeakMatch`); undefined without one. */
-  weak?: boolean;
 }
 
 export class DiscoveryService {
@@ -195,12 +191,6 @@ export class DiscoveryService {
     return { ...fused, order };
   }
 
-  /** How well a slot's endpoint answers the query word by word, when both have late-interaction rows. */
-  private lateWordsOf(index: SearchIndex, slot: number, query: Float32Array | undefined) {
-    const rows = query && this.endpointVectors?.forSlots(index.endpoints, this.generation).held[slot]?.late;
-    return query && rows ? lateWords(query, rows) : undefined;
-  }
-
   /** Loads the quality metrics when the cached ones are older than a minute (or a fresh read is asked). */
   private async refreshQuality(fresh: boolean) {
     if (fresh || !this.quality || this.now() - this.quality.loadedAt >= QUALITY_CACHE_TTL_MS) {
@@ -271,7 +261,6 @@ export class DiscoveryService {
       indices: found.slots,
       relevance: Float32Array.from(found.relevance),
       order: found.order && Float32Array.from(found.order),
-      late: queryEmbedding?.late,
       generation: this.generation,
       at: this.now(),
     };
@@ -346,17 +335,15 @@ export class DiscoveryService {
       filters: req.filters,
       depth: Math.max(req.limit, RANKED_CACHE_DEPTH),
     });
-    // How well the first result answers the query, judged on the words asked (not on the order score)
-    // and, for a query read by the sentence encoder, word by word (match-quality.ts).
+    // How well the first result answers the query, judged on the words asked (not on the order score).
     const best = top[0];
-    const evidence = best && req.query !== undefined ? evidenceOf(index, best.at) : undefined;
     const strength =
-      req.query === undefined ? undefined : best && evidence ? matchStrength(best.relevance, evidence) : 0;
-    const weak =
-      best && evidence && strength !== undefined
-        ? isWeakMatch(strength, evidence, this.lateWordsOf(index, best.at, hits?.late))
-        : undefined;
-    const found: Discovered = { results: top, total, strength, weak };
+      req.query === undefined
+        ? undefined
+        : best
+          ? matchStrength(best.relevance, evidenceOf(index, best.at))
+          : 0;
+    const found: Discovered = { results: top, total, strength };
     if (!degraded) remember(this.ranked, rankedKey, found);
     return { ...found, results: top.slice(0, req.limit) };
   }
@@ -375,7 +362,8 @@ function evidenceMemo(query: string | undefined) {
   };
 }
 
-function normaliseQuery(query: string): string {
+/** The query as it is matched, encoded and cached: trimmed, lower case, single spaces. */
+export function normaliseQuery(query: string): string {
   return query.trim().toLowerCase().replace(/\s+/g, ' ');
 }
 

@@ -3594,7 +3594,7 @@ export interface paths {
                         "application/json": {
                             meta: {
                                 /**
-                                 * @description Only with a query. How well the first result answers it: good; weak (most likely nothing in the catalogue does what was asked, the results are only the closest things: match_strength below 0.14, or, for a query whose words matched weakly enough to be read by the sentence encoder, a model over match_strength and how well the first result answers each of the query's words judged so); none (no result at all).
+                                 * @description Only with a query. How well the first result answers it: good; weak (match_strength below 0.14: most likely nothing in the catalogue does what was asked, the results are only the closest things); none (no result at all).
                                  * @enum {string}
                                  */
                                 match_quality?: "good" | "weak" | "none";

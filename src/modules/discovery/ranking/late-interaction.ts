@@ -62,58 +62,6 @@ export function lateScores(query: Float32Array, endpoints: StoredVector[]): Floa
   return scores;
 }
 
-/** Below this best cosine a query word counts as one the endpoint does not answer (`lateWords`). */
-export const WEAK_WORD_COSINE = 0.5;
-
-/** How well one endpoint answers the query word by word (the no-answer model's features, match-quality.ts). */
-export interface LateWords {
-  /** The late score: the mean over the query's words of their best cosine (`lateScores`). */
-  mean: number;
-  /** The mean of the two weakest words' best cosines (the one word's, for a one-word query). */
-  low2: number;
-  /** The share of the query's words whose best cosine is below WEAK_WORD_COSINE. */
-  below: number;
-}
-
-/**
- * Each query word's best cosine with any of the endpoint's words, weakest first: the query read word by
- * word against one endpoint (docs/discovery.md, "Eleventh round"). Plain loops over the float query rows
- * and the endpoint's int8 rows (~30 µs), as the no-answer model was fitted. Empty when either has no rows.
- */
-export function lateWordBests(query: Float32Array, endpoint: StoredVector): number[] {
-  const n = query.length / TOKEN_DIMS;
-  const m = endpoint.q.length / TOKEN_DIMS;
-  const bests: number[] = [];
-  if (m === 0) return bests;
-  for (let i = 0; i < n; i++) {
-    let best = Number.NEGATIVE_INFINITY;
-    for (let r = 0; r < m; r++) {
-      let dot = 0;
-      for (let k = 0; k < TOKEN_DIMS; k++)
-        dot += (query[i * TOKEN_DIMS + k] as number) * (endpoint.q[r * TOKEN_DIMS + k] as number);
-      if (dot > best) best = dot;
-    }
-    bests.push(best * endpoint.scale);
-  }
-  return bests.sort((a, b) => a - b);
-}
-
-/**
- * How well one endpoint answers the query word by word: a near miss ("send a WhatsApp message" answered
- * by an SMS sender) matches most words well and one badly, which the mean alone hides. Undefined when
- * either has no rows.
- */
-export function lateWords(query: Float32Array, endpoint: StoredVector): LateWords | undefined {
-  const bests = lateWordBests(query, endpoint);
-  const n = bests.length;
-  if (n === 0) return undefined;
-  return {
-    mean: lateScores(query, [endpoint])[0] as number,
-    low2: ((bests[0] as number) + (bests[Math.min(1, n - 1)] as number)) / 2,
-    below: bests.filter((b) => b < WEAK_WORD_COSINE).length / n,
-  };
-}
-
 /**
  * The order relevance of the hits (same positions), reranked by late interaction: each of the `depth` most
  * relevant gets (1 − w)·relevance + w·clamp((lateScore − floor) / (ceil − floor)); every other hit

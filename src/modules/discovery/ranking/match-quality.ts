@@ -2,7 +2,6 @@
 // right answer in the catalogue still has a best match (the ranking always finds the closest thing), so
 // its relevance alone does not tell "nothing fits" from "this fits"; what does is whether the words that
 // carry the query's meaning are found in that endpoint at all.
-import type { LateWords } from './late-interaction.js';
 import { analyse, neighboursOf, QUERY_TUNING } from './query.js';
 import type { SearchIndex, VocabEntry } from './search-index.js';
 import { contentWords, valueWords } from './text.js';
@@ -155,53 +154,9 @@ export function matchStrength(relevance: number, evidence: MatchEvidence): numbe
  */
 export const WEAK_MATCH_BELOW = 0.14;
 
-/**
- * The no-answer model for a query the sentence encoder read (its words answered weakly, slot-vectors.ts)
- * when the first result has late-interaction rows (docs/discovery.md, "Eleventh round"): a logistic
- * regression over the strength, the match evidence's unknown share and lead, and how well the first
- * result answers the query word by word (`lateWords`), on standardised features. Fitted by
- * `npm run eval:discovery -- --last` on the encoded queries of seven read query sets with their near
- * misses (answerable queries asked without their answers), threshold at ≤ 2.5 % of answerable queries;
- * it replaced the strength rule for these queries by a rule written before a blind set was run.
- */
-export const ENCODED_NO_ANSWER = {
-  mean: [0.305205, 0.43216, 0.660101, 0.454801, 0.238321, 0.670804],
-  scale: [0.165645, 0.266762, 0.453444, 0.100126, 0.091658, 0.218478],
-  weights: [-0.079039, 0.01483, -0.030955, -0.123791, -0.033912, 0.116387],
-  bias: 0.02602,
-  /** Flagged when 1 − P(no answer) is below this. */
-  threshold: 0.406691,
-};
-
-/** 1 − the model's probability that nothing in the catalogue answers the query (`ENCODED_NO_ANSWER`). */
-export function answerLikelihood(
-  strength: number,
-  evidence: Pick<MatchEvidence, 'unknown' | 'lead'>,
-  words: LateWords,
-): number {
-  const { mean, scale, weights, bias } = ENCODED_NO_ANSWER;
-  const features = [strength, evidence.unknown, evidence.lead, words.mean, words.low2, words.below];
-  let z = bias;
-  features.forEach((x, j) => {
-    z += (weights[j] as number) * ((x - (mean[j] as number)) / (scale[j] as number));
-  });
-  return 1 - 1 / (1 + Math.exp(-z));
-}
-
-/**
- * Whether the best match is weak: for a query the encoder read, and a first result with rows, the
- * model's verdict; otherwise the strength below WEAK_MATCH_BELOW.
- */
-export function isWeakMatch(strength: number, evidence: MatchEvidence, words?: LateWords): boolean {
-  return words
-    ? answerLikelihood(strength, evidence, words) < ENCODED_NO_ANSWER.threshold
-    : strength < WEAK_MATCH_BELOW;
-}
-
 export type MatchQuality = 'good' | 'weak' | 'none';
 
-/** `weak`: `isWeakMatch`'s verdict on the first result (absent without one). */
-export function matchQualityOf(strength: number | undefined, weak?: boolean): MatchQuality {
+export function matchQualityOf(strength: number | undefined): MatchQuality {
   if (strength === undefined || strength <= 0) return 'none';
-  return (weak ?? strength < WEAK_MATCH_BELOW) ? 'weak' : 'good';
+  return strength < WEAK_MATCH_BELOW ? 'weak' : 'good';
 }
