@@ -10,7 +10,7 @@
 // trained with near-miss examples: answerable queries asked of the catalogue without their answers), and
 // ranks fixed configurations on the dev catalogue written differently (stress table).
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
-// --last (adds the last set), --misses (the shipped ranking's held-out misses),
+// --spare (adds the spare set), --misses (the shipped ranking's held-out misses),
 // --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable queries the shipped rule may flag).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -76,11 +76,13 @@ heldOutSets.push({ name: 'reserve', queries: readQueries('discovery-reserve-quer
 heldOutSets.push({ name: 'sealed', queries: readQueries('discovery-sealed-queries.json') });
 // A final set, written blind (2026-11-27), run once to apply the eleventh round's second rule; read since.
 heldOutSets.push({ name: 'final', queries: readQueries('discovery-final-queries.json') });
-// A last set, written blind (2026-11-27) for the eleventh round's third rule: `--last` adds it as the one
-// set no rule was read from (the no-answer flaggers train on every other set and score it).
-const UNREAD = 'last';
-if (process.argv.includes('--last'))
-  heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-last-queries.json') });
+// A last set, written blind (2026-11-27), run once to apply the eleventh round's third rule; read since.
+heldOutSets.push({ name: 'last', queries: readQueries('discovery-last-queries.json') });
+// A spare set, written blind (2026-11-27) for the eleventh round's fourth rule: `--spare` adds it as the
+// one set no rule was read from (the no-answer flaggers train on every other set and score it).
+const UNREAD = 'spare';
+if (process.argv.includes('--spare'))
+  heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-spare-queries.json') });
 const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);
@@ -1090,6 +1092,10 @@ for (const flagger of flaggers) {
   console.log(
     `  ${flagger.name}\n    dev CV by id ${tallyText(cv)}\n    each read set left out, trained on the others: ${leaveOut.join('; ')}${unread}`,
   );
+  if (flagger.name.startsWith('match_strength, threshold at')) {
+    const { threshold } = flagger.fit(withNearMisses(readSets.flatMap((set) => set.queries)));
+    console.log(`    fitted on all read sets: threshold ${threshold.toFixed(4)}`);
+  }
   if (flagger.name.startsWith('tenth round') || flagger.name.startsWith(CANDIDATE_F)) {
     flagger.fit(withNearMisses(readSets.flatMap((set) => set.queries)));
     const fitted = lastLateModel as NonNullable<typeof lastLateModel>;
