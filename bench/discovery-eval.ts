@@ -10,7 +10,7 @@
 // trained with near-miss examples: answerable queries asked of the catalogue without their answers), and
 // ranks fixed configurations on the dev catalogue written differently (stress table).
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
-// --spare (adds the spare set), --misses (the shipped ranking's held-out misses),
+// --quoted (adds the quoted set), --keep-quotes (queries with their quoted payloads), --misses (the shipped ranking's held-out misses),
 // --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable queries the shipped rule may flag).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -32,6 +32,7 @@ import {
   LEXICAL_BOOSTS,
   type SearchIndex,
 } from '../src/modules/discovery/ranking/search-index.js';
+import { withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
 import { LocalSentenceEncoder } from '../src/modules/discovery/sentence-encoder.js';
@@ -56,9 +57,16 @@ import {
 const K = 5;
 const verbose = process.argv.includes('-v');
 
-const { providers, queries: devQueries } = loadDevSet();
+/** Each query as the service reads it: without its quoted payloads (ranking/text.ts), unless `--keep-quotes`. */
+const asRead = (queries: DevQuery[]): DevQuery[] =>
+  process.argv.includes('--keep-quotes')
+    ? queries
+    : queries.map((q) => ({ ...q, query: withoutQuotedText(q.query) }));
+const devSet = loadDevSet();
+const providers = devSet.providers;
+const devQueries = asRead(devSet.queries);
 const readQueries = (file: string) =>
-  JSON.parse(readFileSync(path.join(import.meta.dirname, file), 'utf8')) as DevQuery[];
+  asRead(JSON.parse(readFileSync(path.join(import.meta.dirname, file), 'utf8')) as DevQuery[]);
 const extraQueries = readQueries('discovery-extra-queries.json');
 const freshQueries = readQueries('discovery-fresh-queries.json');
 // A second blind set (sixth round in docs/discovery.md): read only to apply the decision rule written there.
@@ -78,11 +86,13 @@ heldOutSets.push({ name: 'sealed', queries: readQueries('discovery-sealed-querie
 heldOutSets.push({ name: 'final', queries: readQueries('discovery-final-queries.json') });
 // A last set, written blind (2026-11-27), run once to apply the eleventh round's third rule; read since.
 heldOutSets.push({ name: 'last', queries: readQueries('discovery-last-queries.json') });
-// A spare set, written blind (2026-11-27) for the eleventh round's fourth rule: `--spare` adds it as the
-// one set no rule was read from (the no-answer flaggers train on every other set and score it).
-const UNREAD = 'spare';
-if (process.argv.includes('--spare'))
-  heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-spare-queries.json') });
+// A spare set, written blind (2026-11-27), run once to apply the eleventh round's fourth rule; read since.
+heldOutSets.push({ name: 'spare', queries: readQueries('discovery-spare-queries.json') });
+// A quoted set, written blind (2026-11-27) for the eleventh round's fifth rule, most of its queries carrying
+// a quoted payload: `--quoted` adds it as the one set no rule was read from.
+const UNREAD = 'quoted';
+if (process.argv.includes('--quoted'))
+  heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-quoted-queries.json') });
 const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);

@@ -6,7 +6,7 @@ import {
   WEAK_MATCH_BELOW,
 } from '../../src/modules/discovery/ranking/match-quality.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
-import { valueWords } from '../../src/modules/discovery/ranking/text.js';
+import { valueWords, withoutQuotedText } from '../../src/modules/discovery/ranking/text.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -68,6 +68,31 @@ describe('meta.match_quality', () => {
     const again = (await discoverOk(t, { query: 'start my robot vacuum' })).meta as Meta;
     expect(again.match_quality).toBe(first.match_quality);
     expect(again.match_strength).toBe(first.match_strength);
+  });
+});
+
+describe('a quoted payload in the query', () => {
+  it.each([
+    [
+      "text my wife 'the weather forecast says heavy rain tomorrow, bring the kids inside'",
+      'courier/send-sms',
+    ],
+    ["translate 'what is my wallet balance on ethereum' into Spanish", 'lingua/translate'],
+    ['email the team: "the QR codes for the launch are ready"', 'courier/send-email'],
+  ])('is what is to be processed, not what is asked for: "%s" → %s', async (query, expected) => {
+    expect(keysOf(await discoverOk(t, { query }))[0]).toBe(expected);
+  });
+
+  it('is left out of the query as it is read; apostrophes are not quotes', () => {
+    expect(withoutQuotedText("similarity between 'car won't start' and 'engine is dead'")).toBe(
+      'similarity between and',
+    );
+    expect(withoutQuotedText('articles mentioning "Silicon Valley Bank" from March')).toBe(
+      'articles mentioning from March',
+    );
+    expect(withoutQuotedText("I've got my customers' addresses")).toBe("I've got my customers' addresses");
+    // Nothing else asked: the quoted text is the query.
+    expect(withoutQuotedText("'weather forecast'")).toBe("'weather forecast'");
   });
 });
 

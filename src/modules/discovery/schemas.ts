@@ -24,7 +24,14 @@ export const DiscoverFiltersSchema = Type.Object(
 
 export const DiscoverBodySchema = Type.Object(
   {
-    query: Type.Optional(Type.String({ maxLength: 2000, description: 'natural-language description' })),
+    query: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'natural-language description of the capability. Text in quotes is read as the payload to be ' +
+          'processed, not as what is asked for: "translate \'check my balance\' into Spanish" asks for translation',
+      }),
+    ),
     filters: Type.Optional(DiscoverFiltersSchema),
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: DISCOVER_LIMIT_MAX, default: DISCOVER_LIMIT_DEFAULT }),

@@ -12,6 +12,7 @@ import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
 import { rankPage } from './ranking/page.js';
 import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
+import { withoutQuotedText } from './ranking/text.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
 import { RankingTurns } from './ranking-turns.js';
 import { loadQuality, loadTextVectors, saveTextVectors } from './repo.js';
@@ -288,7 +289,9 @@ export class DiscoveryService {
   async discover(req: DiscoverRequest): Promise<Discovered> {
     const firstSeen = await this.mirror.current(req.fresh);
     const quality = await this.refreshQuality(req.fresh);
-    const key = req.query === undefined ? undefined : normaliseQuery(req.query);
+    // A quoted payload is what the caller wants processed, not what it asks for (text.ts).
+    const query = req.query === undefined ? undefined : withoutQuotedText(req.query);
+    const key = query === undefined ? undefined : normaliseQuery(query);
     // A query to rank waits for its turn (ranking-turns.ts); cached matches do not queue.
     if (key !== undefined && !this.cachedMatches(key, req.fresh)) await this.turns.take();
     const gateIndex = (this.mirror.live ?? firstSeen).index;
@@ -296,7 +299,7 @@ export class DiscoveryService {
       key !== undefined && this.endpointVectors && !this.cachedMatches(key, req.fresh)
         ? { generation: this.generation, hits: matchQuery(gateIndex, key, undefined, 0) }
         : undefined;
-    const evidenceOf = evidenceMemo(req.query);
+    const evidenceOf = evidenceMemo(query);
     // The query is encoded only when its words alone answer weakly (slot-vectors.ts).
     const wantsMeaning =
       offline !== undefined &&
@@ -314,7 +317,7 @@ export class DiscoveryService {
     const { qualities, boosts, load } = this.alignedQuality(index, quality);
     const rankedKey = JSON.stringify(
       // Case kept: match strength reads capitalised names in the query as values (match-quality.ts).
-      [this.generation, load, (req.query ?? '').trim().replace(/\s+/g, ' '), req.filters],
+      [this.generation, load, (query ?? '').trim().replace(/\s+/g, ' '), req.filters],
       (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
     );
     const cached = req.fresh ? undefined : this.ranked.get(rankedKey);
@@ -338,11 +341,7 @@ export class DiscoveryService {
     // How well the first result answers the query, judged on the words asked (not on the order score).
     const best = top[0];
     const strength =
-      req.query === undefined
-        ? undefined
-        : best
-          ? matchStrength(best.relevance, evidenceOf(index, best.at))
-          : 0;
+      query === undefined ? undefined : best ? matchStrength(best.relevance, evidenceOf(index, best.at)) : 0;
     const found: Discovered = { results: top, total, strength };
     if (!degraded) remember(this.ranked, rankedKey, found);
     return { ...found, results: top.slice(0, req.limit) };

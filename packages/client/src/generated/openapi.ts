@@ -3579,7 +3579,7 @@ export interface paths {
                         };
                         /** @default 10 */
                         limit?: number;
-                        /** @description natural-language description */
+                        /** @description natural-language description of the capability. Text in quotes is read as the payload to be processed, not as what is asked for: "translate 'check my balance' into Spanish" asks for translation */
                         query?: string;
                     };
                 };

@@ -68,3 +68,17 @@ export function valueWords(query: string): Set<string> {
   });
   return out;
 }
+
+/**
+ * A quoted span of a query: a payload the caller wants processed ("similarity between 'reset my password'
+ * and ...", "articles mentioning \"Silicon Valley Bank\""), not the capability asked for. It opens after
+ * the start, a space, "(" or ":" and closes before the end, a space or punctuation; a single-quoted span
+ * may hold apostrophes followed by a letter (won't).
+ */
+const QUOTED_SPAN = /(^|[\s(:])(?:["“][^"“”]+["”]|['‘](?:[^'‘’]|['’](?=\p{L}))+['’])(?=$|[\s).,?:;!-])/gu;
+
+/** The query without its quoted payloads, as it is matched and encoded; the query itself when nothing else is left. */
+export function withoutQuotedText(query: string): string {
+  const asked = query.replace(QUOTED_SPAN, '$1 ').replace(/\s+/g, ' ').trim();
+  return /[\p{L}\p{N}]/u.test(asked) ? asked : query;
+}
