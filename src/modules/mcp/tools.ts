@@ -50,7 +50,9 @@ export const TOOLS: readonly ToolDefinition[] = [
           type: 'string',
           minLength: 1,
           maxLength: 2000,
-          description: 'What you need, in plain words (e.g. "current weather for a city")',
+          description:
+            'What you need, in plain words (e.g. "current weather for a city"). Text in quotes is read as ' +
+            'the payload, not the task: "translate \'check my balance\' into Spanish" finds translation',
         },
         category: { type: 'string', enum: [...CATEGORIES], description: 'Only this category' },
         max_price_per_call: {
