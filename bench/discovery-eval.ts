@@ -992,21 +992,7 @@ const flaggers: Flagger[] = [
     // other by the shipped rule (its strength is ≥ 0.5, never flagged).
     {
       name: `tenth round: strength + unknown + lead + late score where encoded, L2 1, ≤ ${maxFalse * 100} %`,
-      fit: (train: Example[]) => {
-        const model = fitLogistic(
-          train.filter((e) => e.features.encoded === 1),
-          ['strength', 'unknown', 'lead', 'late'],
-          1,
-        );
-        const score = (f: NoAnswerFeatures) =>
-          f.encoded === 1 ? 1 - noAnswerScore(model, f) : f.strength < WEAK_MATCH_BELOW ? 0 : 1;
-        const threshold = calibrate(
-          train.map((e) => ({ strength: score(e.features), answerable: !e.noAnswer })),
-          maxFalse,
-        );
-        lastLateModel = { model, threshold };
-        return { score, threshold };
-      },
+      fit: whereEncoded(['strength', 'unknown', 'lead', 'late'], maxFalse),
     },
     // Eleventh round: the weakest query word's late score (lateWordFeatures), the same way.
     ...(
