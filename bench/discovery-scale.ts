@@ -393,7 +393,7 @@ async function scaleRun(providerCount: number, queries: string[], catalogue: Dev
     const next = { i: 0 };
     // Warm-up. Every instance, as in a deployment where each serves traffic: the change rounds below load
     // both, and an instance whose first rankings fall in round 1 made that round look slow (its code and
-    // lazily built structures still cold; docs/discovery.md, "The slow first change round").
+    // lazily built structures still cold; docs/discovery-history.md, "The slow first change round").
     for (const inst of instances) await sequential(inst, queries, next, WARM_UP_REQUESTS);
     const c1 = await sequential(a, queries, next, C1_REQUESTS);
     const c16 = await load(a, queries, next, 16, performance.now() + C16_SECONDS * 1000);

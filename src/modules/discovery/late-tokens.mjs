@@ -3,7 +3,7 @@
 // such rows vary most in general English (resources/minilm-token-projection.bin, fitted by
 // bench/discovery-prepare-projection.ts on random phrases, never on catalogue or query texts; the model's
 // graph multiplies by it, minilm-onnx.mjs), each row scaled to unit length. 96 numbers a token keep the
-// late-interaction ranking of all 384 (docs/discovery.md, "Tenth round") at a quarter of the memory.
+// late-interaction ranking of all 384 (docs/discovery-history.md, "Tenth round") at a quarter of the memory.
 // Plain JavaScript, for the encoder's worker thread.
 import { readFileSync } from 'node:fs';
 

@@ -74,7 +74,7 @@ function transposed({ shape: [rows, cols], bits }) {
  * `int8`, every projection but the feed-forward's second runs in integers: that one reads GELU's output,
  * whose range (a few large values among many near 0) 8 bits over the whole range resolve too coarsely —
  * the vectors' cosine with the float model's falls from ~0.996 to ~0.992 and ranking by them alone loses
- * (docs/discovery.md, "Ninth round").
+ * (docs/discovery-history.md, "Ninth round").
  */
 function buildGraph(weight, int8) {
   const projection = tokenProjection(); // TOKEN_DIMS rows of DIMS; MatMul wants [DIMS, TOKEN_DIMS]

@@ -99,7 +99,7 @@ export class OnnxGraph {
    * `input · W + bias`, W given as [inputs, outputs] row-major. With `int8`, W is stored as 8-bit integers
    * and ONNX Runtime multiplies in integers (DynamicQuantizeMatMul: the input quantised per run, 8 bits over
    * its range): a quarter of the bytes to read per run, which is what a short text's run waits on
-   * (docs/discovery.md, "Ninth round").
+   * (docs/discovery-history.md, "Ninth round").
    */
   dense(input, name, [inputs, outputs], weights, bias, { int8 = false } = {}) {
     const biasName = this.init(`${name}.bias`, [outputs], bias);

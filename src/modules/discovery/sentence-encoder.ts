@@ -98,7 +98,8 @@ export type LocalModel = 'use-lite+minilm' | 'use-lite' | 'minilm';
 /**
  * Each choice: the id its stored vectors are kept under (one choice's vectors never mix with another's),
  * its models with their weights in the joined vector (cosine = the weighted mean of theirs), and its cosine
- * scale. Weights and scales chosen by the dev set's cross-validation (docs/discovery.md, "Eighth round").
+ * scale. Weights and scales chosen by the dev set's cross-validation (docs/discovery-history.md,
+ * "Eighth round").
  * "/int8": the vectors of the 8-bit graphs (ninth round); "+late96": stored with their late-interaction
  * rows (tenth round), so that vectors stored before them are not read as vectors without. Where ONNX
  * Runtime cannot load, the fallbacks read the vectors stored under the same id (their own float vectors

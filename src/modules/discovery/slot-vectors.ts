@@ -22,8 +22,8 @@ export const DEFAULT_COSINE_SCALE: CosineScale = { floor: 0.2, ceil: 0.6 };
  * words alone; below it, by words and meaning fused. The encoder's gain is in the queries the words
  * answer weakly (paraphrases, other vocabulary), so about 40 % of queries skip the encoder. 0.5 from the
  * dev set's cross-validation (fifth round) until the eleventh round: the dev folds tie 0.5 and 0.6, every
- * held-out set preferred 0.6, and a blind set judged it by a rule written first (docs/discovery.md,
- * "Eleventh round"), at no measurable cost.
+ * held-out set preferred 0.6, and a blind set judged it by a rule written first
+ * (docs/discovery-history.md, "Eleventh round"), at no measurable cost.
  */
 export const MEANING_BELOW_STRENGTH = 0.6;
 

@@ -1,9 +1,10 @@
 // Late interaction (ColBERT's MaxSim, Khattab & Zaharia 2020) over MiniLM's token rows: every word of the
 // query, read in its sentence, is matched with the closest word of the endpoint, read in its own. A
 // sentence vector averages a text into one point and loses which word meant what; this keeps it, so it
-// tells "book a flight" from an aviation-weather report better than either's mean vector (docs/discovery.md,
-// "Tenth round"). It reorders the first LATE_TUNING.depth hits of a query the sentence encoder was asked
-// about (`lateOrder`); the rows come from the same model run as the sentence vectors (late-tokens.mjs).
+// tells "book a flight" from an aviation-weather report better than either's mean vector
+// (docs/discovery-history.md, "Tenth round"). It reorders the first LATE_TUNING.depth hits of a query the
+// sentence encoder was asked about (`lateOrder`); the rows come from the same model run as the sentence
+// vectors (late-tokens.mjs).
 import { Int8Rows, type StoredVector } from '../int8-rows.js';
 import { TOKEN_DIMS } from '../late-tokens.mjs';
 import type { Hits } from './query.js';
@@ -11,7 +12,7 @@ import type { Hits } from './query.js';
 /**
  * `weight` of the late score in the reranked relevance, the cosine range [floor, ceil] mapped onto
  * [0, 1], and how many of the best hits are reranked. Chosen by the dev set's cross-validation
- * (`npm run eval:discovery`, "Tenth round").
+ * (`npm run eval:discovery`; docs/discovery-history.md, "Tenth round").
  */
 export const LATE_TUNING = { weight: 0.3, floor: 0.3, ceil: 0.7, depth: 30 };
 

@@ -129,14 +129,15 @@ export function matchEvidence(index: SearchIndex, query: string, doc: number): M
 /**
  * A query led by an ask the best match does not cover ("book a flight" answered by a flight-weather
  * endpoint) keeps this share of its strength: the action wanted is what is missing. Chosen from 0.3–0.5
- * on the extra queries' no-answer misses (docs/discovery.md, fifth round), not fitted on folds.
+ * on the extra queries' no-answer misses (docs/discovery-history.md, fifth round), not fitted on folds.
  */
 export const LEAD_FLOOR = 0.4;
 
 /**
  * Strength of the best match in [0, 1]: the geometric mean of its relevance and of how much of what the
  * query asks for it covers, scaled down when the word the query starts with is an ask it does not cover.
- * Either of the first two alone separates "nothing fits" from "this fits" worse (docs/discovery.md).
+ * Either of the first two alone separates "nothing fits" from "this fits" worse
+ * (docs/discovery-history.md, "Match quality").
  */
 export function matchStrength(relevance: number, evidence: MatchEvidence): number {
   const lead = LEAD_FLOOR + (1 - LEAD_FLOOR) * evidence.lead;

@@ -460,7 +460,7 @@ export function matchQuery(
     // The best relevance so far raises the bound as the pass goes (the final floor is relativeFloor × the
     // best, so a candidate below relativeFloor × any relevance seen is never returned), and it starts
     // from the candidate with the best partial: about 40 % of the exact cosines were for candidates that
-    // only the final floor turned away (docs/discovery.md, "Not done").
+    // only the final floor turned away (docs/discovery-history.md, "Not done").
     const skipBelow = exhaustive ? Number.NEGATIVE_INFINITY : bound;
     let best = bestPartialAt < 0 ? 0 : Math.max(0, relevanceOf(bestPartialAt, skipBelow));
     let raised = Math.max(skipBelow, t.relativeFloor * best);
