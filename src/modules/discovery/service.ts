@@ -14,6 +14,7 @@ import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/quer
 import type { SearchIndex } from './ranking/search-index.js';
 import { withoutQuotedText } from './ranking/text.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
+import { valueKindOrder, valueKindsOf } from './ranking/value-kinds.js';
 import { RankingTurns } from './ranking-turns.js';
 import { loadQuality, loadTextVectors, saveTextVectors } from './repo.js';
 import {
@@ -257,11 +258,14 @@ export class DiscoveryService {
             : matchQuery(snapshot.index, key, undefined, 0),
         )
       : matchQuery(snapshot.index, key);
+    // Values of a known kind in the query move the order toward endpoints that take them (value-kinds.ts).
+    const order =
+      valueKindOrder(found, valueKindsOf(key), (slot) => snapshot.index.endpoints[slot]) ?? found.order;
     // Stored compactly (8 or 12 bytes a hit); the oldest entries go first when the budget is spent.
     const hits: CachedMatches = {
       indices: found.slots,
       relevance: Float32Array.from(found.relevance),
-      order: found.order && Float32Array.from(found.order),
+      order: order && Float32Array.from(order),
       generation: this.generation,
       at: this.now(),
     };

@@ -1,0 +1,97 @@
+// Values in a query whose form says what they are — an IP address, an e-mail address, a URL, a domain, a
+// 0x account, a transaction hash — and the endpoints whose parameters take such a value. The value itself
+// is in no endpoint's text, so the words cannot use it; but "a card payment came from 45.133.1.22 — an
+// anonymising service?" is asked of an endpoint that takes an IP address, whatever either calls it.
+// The match moves the order of the hits a little (`valueKindOrder`), never their relevance: it says which
+// of the matches can take what the caller holds, not how well the best one answers.
+import type { OrderedHits } from './late-interaction.js';
+import type { IndexedEndpoint } from './types.js';
+
+export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction';
+
+/** File names look like domains (receipt.jpg, next.js); their endings are not top-level domains here. */
+const FILE_ENDINGS = new Set(
+  'jpg jpeg png gif webp svg pdf mp3 mp4 wav m4a mov csv json txt md doc docx xls xlsx ppt pptx html htm zip js ts py eth'.split(
+    ' ',
+  ),
+);
+
+/** The kind of one whitespace-separated token of a query (punctuation around it is ignored). */
+function kindOf(token: string): ValueKind | undefined {
+  const bare = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}/]+$/gu, '');
+  if (/^(?:0x)?[0-9a-f]{64}$/i.test(bare)) return 'transaction';
+  if (/^0x[0-9a-f]{40}$/i.test(bare)) return 'account';
+  if (/^(?:\d{1,3}\.){3}\d{1,3}$/.test(bare)) return 'ip';
+  if (/^[^\s@/]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u.test(bare)) return 'email';
+  if (/^(?:https?:\/\/|www\.)\S+$|^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\/\S*$/iu.test(bare)) return 'url';
+  const host = /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(\p{L}{2,})$/u.exec(bare);
+  if (host && !FILE_ENDINGS.has((host[1] as string).toLowerCase())) return 'domain';
+  return undefined;
+}
+
+/** The distinct kinds of the values in a query, in the order they first appear. */
+export function valueKindsOf(query: string): ValueKind[] {
+  const kinds = new Set<ValueKind>();
+  for (const token of query.split(/\s+/)) {
+    const kind = kindOf(token);
+    if (kind) kinds.add(kind);
+  }
+  return [...kinds];
+}
+
+/** Words of a parameter's name and description that say it takes a value of a kind. */
+const PARAMETER_WORDS: Record<ValueKind, string[]> = {
+  ip: ['ip'],
+  email: ['email', 'emails', 'e-mail'],
+  url: ['url', 'urls', 'link', 'website'],
+  domain: ['domain', 'hostname', 'host'],
+  account: ['0x', 'wallet', 'contract'],
+  transaction: ['tx', 'txid', 'hash', 'transaction'],
+};
+
+const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
+
+/** The kinds of value an endpoint's parameters take (memoised per endpoint object). */
+export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
+  let kinds = accepted.get(e);
+  if (!kinds) {
+    const words = new Set<string>();
+    for (const [name, spec] of Object.entries(e.parameters))
+      for (const w of `${name} ${spec.description ?? ''}`.toLowerCase().split(/[^a-z0-9-]+|_/)) words.add(w);
+    const found = new Set<ValueKind>();
+    for (const [kind, markers] of Object.entries(PARAMETER_WORDS) as [ValueKind, string[]][])
+      if (markers.some((m) => words.has(m))) found.add(kind);
+    // A bare domain is also what a URL parameter takes (example.com is a page).
+    if (found.has('url')) found.add('domain');
+    kinds = found;
+    accepted.set(e, kinds);
+  }
+  return kinds;
+}
+
+/** Weight of the share of the query's value kinds an endpoint takes, added to its order score. */
+export const VALUE_KIND_WEIGHT = 0.1;
+
+/**
+ * The order score of the hits (same positions): their order (late interaction's, else their relevance)
+ * plus `weight` × the share of the query's value kinds the endpoint takes. Undefined when the query
+ * holds no value of a known kind: the order is left as it was.
+ */
+export function valueKindOrder(
+  hits: OrderedHits,
+  kinds: ValueKind[],
+  endpointAt: (slot: number) => IndexedEndpoint | undefined,
+  weight = VALUE_KIND_WEIGHT,
+): Float64Array | undefined {
+  if (kinds.length === 0 || weight === 0) return undefined;
+  const base = hits.order ?? hits.relevance;
+  const order = Float64Array.from(base);
+  const step = weight / kinds.length;
+  for (let k = 0; k < order.length; k++) {
+    const e = endpointAt(hits.slots[k] as number);
+    if (!e) continue;
+    const takes = acceptedKinds(e);
+    for (const kind of kinds) if (takes.has(kind)) order[k] = (order[k] as number) + step;
+  }
+  return order;
+}

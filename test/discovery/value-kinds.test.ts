@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  acceptedKinds,
+  VALUE_KIND_WEIGHT,
+  valueKindOrder,
+  valueKindsOf,
+} from '../../src/modules/discovery/ranking/value-kinds.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createProvider, DISCOVERY_TEST_ENV, discoverOk, indexedEndpoint, keysOf } from './helpers.js';
+
+describe('valueKindsOf', () => {
+  it('tells each kind of value by its form, wherever it stands in the sentence', () => {
+    expect(valueKindsOf('a card payment came from 45.133.1.22, a proxy?')).toEqual(['ip']);
+    expect(valueKindsOf('is jane.doe@contoso.com a real mailbox')).toEqual(['email']);
+    expect(valueKindsOf('summarise https://example.com/post/1 for me')).toEqual(['url']);
+    expect(valueKindsOf('where does bit.ly/3xYz9Qp lead')).toEqual(['url']);
+    expect(valueKindsOf('MX records of acme-widgets.io')).toEqual(['domain']);
+    expect(valueKindsOf('is 0x7F367cC41522cE07553e823bf3be79A889DEbe1B sanctioned?')).toEqual(['account']);
+    expect(
+      valueKindsOf('is 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 confirmed'),
+    ).toEqual(['transaction']);
+    expect(valueKindsOf('mail bob@acme.com the report on example.org and 10.0.0.1')).toEqual([
+      'email',
+      'domain',
+      'ip',
+    ]);
+  });
+
+  it('finds none in words, names, amounts, dates and file names', () => {
+    for (const query of [
+      'weather in St. Louis tomorrow',
+      'U.S. gdp growth',
+      'convert 250.50 CHF to JPY on 2024-03-01',
+      'text of whiteboard.jpg',
+      'who owns vitalik.eth',
+      'bundle it with next.js',
+    ])
+      expect(valueKindsOf(query), query).toEqual([]);
+  });
+});
+
+describe('acceptedKinds', () => {
+  const params = (name: string, description: string) => ({
+    [name]: { type: 'string', required: true, description },
+  });
+  it("reads them from the parameters' names and descriptions", () => {
+    expect([...acceptedKinds(indexedEndpoint('a', { parameters: params('ip', 'IP address') }))]).toEqual([
+      'ip',
+    ]);
+    expect(
+      [...acceptedKinds(indexedEndpoint('b', { parameters: params('target', 'Page URL') }))].sort(),
+    ).toEqual(['domain', 'url']);
+    expect([...acceptedKinds(indexedEndpoint('c', { parameters: params('address', '0x address') }))]).toEqual(
+      ['account'],
+    );
+    expect([...acceptedKinds(indexedEndpoint('d', { parameters: params('hash', 'Tx hash') }))]).toEqual([
+      'transaction',
+    ]);
+    expect([
+      ...acceptedKinds(indexedEndpoint('e', { parameters: params('address', 'Street address') })),
+    ]).toEqual([]);
+  });
+});
+
+describe('valueKindOrder', () => {
+  const endpoints = [
+    indexedEndpoint('by-name', {
+      parameters: { domain: { type: 'string', required: true, description: 'Domain' } },
+    }),
+    indexedEndpoint('by-ip', {
+      parameters: { ip: { type: 'string', required: true, description: 'IP address' } },
+    }),
+  ];
+  const hits = { slots: Int32Array.from([0, 1]), relevance: Float64Array.from([0.62, 0.58]) };
+
+  it('moves the endpoint that takes the value above a slightly stronger one that does not', () => {
+    const order = valueKindOrder(hits, ['ip'], (slot) => endpoints[slot]) as Float64Array;
+    expect(order[1]).toBeCloseTo(0.58 + VALUE_KIND_WEIGHT, 12);
+    expect(order[0]).toBeCloseTo(0.62, 12);
+    expect(order[1]).toBeGreaterThan(order[0] as number);
+    // The relevance (the reported score, what match_strength reads) is not touched.
+    expect([...hits.relevance]).toEqual([0.62, 0.58]);
+  });
+
+  it('starts from the order late interaction gave, and leaves a query without values alone', () => {
+    const reordered = { ...hits, order: Float64Array.from([0.5, 0.7]) };
+    const order = valueKindOrder(reordered, ['domain'], (slot) => endpoints[slot]) as Float64Array;
+    expect(order[0]).toBeCloseTo(0.5 + VALUE_KIND_WEIGHT, 12);
+    expect(order[1]).toBeCloseTo(0.7, 12);
+    expect(valueKindOrder(hits, [], (slot) => endpoints[slot])).toBeUndefined();
+  });
+
+  it('gives a share for a query holding values of two kinds', () => {
+    const order = valueKindOrder(hits, ['ip', 'email'], (slot) => endpoints[slot]) as Float64Array;
+    expect(order[1]).toBeCloseTo(0.58 + VALUE_KIND_WEIGHT / 2, 12);
+  });
+});
+
+describe('POST /v1/discover with a value in the query', () => {
+  let t: TestApp;
+  // Two endpoints described alike, the one taking a domain a little closer to the query's words.
+  beforeAll(async () => {
+    t = await createTestApp({ env: DISCOVERY_TEST_ENV });
+    await createProvider(t, {
+      id: 'hostwatch',
+      category: 'data_intelligence',
+      endpoints: [
+        {
+          slug: 'check',
+          description: 'Abuse reputation of a host: known spam source, open proxy or botnet node.',
+          parameters: { domain: { type: 'string', required: true, description: 'Domain name' } },
+        },
+        {
+          slug: 'lookup',
+          description: 'Abuse reputation of a host: spam source, open proxy or botnet node.',
+          parameters: { ip: { type: 'string', required: true, description: 'IP address' } },
+        },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('ranks first the endpoint that takes what the caller holds, over one its words favour a little', async () => {
+    const byWords = await discoverOk(t, { query: 'is this host a known spam source?' });
+    expect(keysOf(byWords).slice(0, 2)).toEqual(['hostwatch/check', 'hostwatch/lookup']);
+    const byIp = await discoverOk(t, { query: 'is 45.133.1.22 a known spam source?' });
+    // Its relevance (how well its words and meaning match) is still the lower one: only the order moved.
+    const [first, second] = byIp.results.map((r) => r.relevance_score);
+    expect(first).toBeLessThan(second as number);
+    expect(keysOf(byIp).slice(0, 2)).toEqual(['hostwatch/lookup', 'hostwatch/check']);
+    const byDomain = await discoverOk(t, { query: 'is spamhaus-test.org a known spam source?' });
+    expect(keysOf(byDomain).slice(0, 2)).toEqual(['hostwatch/check', 'hostwatch/lookup']);
+  });
+});
