@@ -10,8 +10,11 @@
 // trained with near-miss examples: answerable queries asked of the catalogue without their answers), and
 // ranks fixed configurations on the dev catalogue written differently (stress table).
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
-// --quoted (adds the quoted set), --keep-quotes (queries with their quoted payloads), --misses (the shipped ranking's held-out misses),
-// --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable queries the shipped rule may flag).
+// --quoted, --coda, --envoi, --nova, --ember (each adds that set), --no-value-kinds (ranks as before the
+// twelfth round), --kind-words (values followed by their kind's words; measured, not shipped),
+// --keep-quotes (queries with their quoted payloads), --misses (the shipped ranking's held-out queries
+// below EVAL_MISS_BELOW, default 0.5), --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable
+// queries the shipped rule may flag).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import MiniSearch from 'minisearch';
@@ -34,6 +37,11 @@ import {
 } from '../src/modules/discovery/ranking/search-index.js';
 import { withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
+import {
+  VALUE_KIND_WEIGHT,
+  valueKindOrder,
+  valueKindsOf,
+} from '../src/modules/discovery/ranking/value-kinds.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
 import { LocalSentenceEncoder } from '../src/modules/discovery/sentence-encoder.js';
 import { normaliseQuery } from '../src/modules/discovery/service.js';
@@ -57,11 +65,34 @@ import {
 const K = 5;
 const verbose = process.argv.includes('-v');
 
+/**
+ * `--kind-words` (twelfth round, measured, not shipped): a value whose form says what it is followed by
+ * its kind's words — "is 0x5c50…22060 confirmed yet?" asks about a transaction hash. (E-mail addresses and
+ * bare domains were measured too: they turned incidental values into asks.)
+ */
+const VALUE_KINDS: [RegExp, string][] = [
+  [/^0x[0-9a-f]{64}$|^[0-9a-f]{64}$/i, 'transaction hash'],
+  [/^0x[0-9a-f]{40}$/i, 'address'],
+  [/^(?:\d{1,3}\.){3}\d{1,3}$/, 'ip address'],
+  [/^(?:https?:\/\/|www\.)\S+$|^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}\/\S*$/u, 'url'],
+];
+const withValueKinds = (query: string): string =>
+  query.replace(/\S+/g, (token) => {
+    const bare = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}/]+$/gu, '');
+    const kind = VALUE_KINDS.find(([form]) => form.test(bare))?.[1];
+    return kind ? `${token} ${kind}` : token;
+  });
+
 /** Each query as the service reads it: without its quoted payloads (ranking/text.ts), unless `--keep-quotes`. */
 const asRead = (queries: DevQuery[]): DevQuery[] =>
   process.argv.includes('--keep-quotes')
     ? queries
-    : queries.map((q) => ({ ...q, query: withoutQuotedText(q.query) }));
+    : queries.map((q) => ({
+        ...q,
+        query: process.argv.includes('--kind-words')
+          ? withValueKinds(withoutQuotedText(q.query))
+          : withoutQuotedText(q.query),
+      }));
 const devSet = loadDevSet();
 const providers = devSet.providers;
 const devQueries = asRead(devSet.queries);
@@ -69,7 +100,7 @@ const readQueries = (file: string) =>
   asRead(JSON.parse(readFileSync(path.join(import.meta.dirname, file), 'utf8')) as DevQuery[]);
 const extraQueries = readQueries('discovery-extra-queries.json');
 const freshQueries = readQueries('discovery-fresh-queries.json');
-// A second blind set (sixth round in docs/discovery.md): read only to apply the decision rule written there.
+// A second blind set (sixth round in docs/discovery-history.md): read only to apply the decision rule written there.
 const blindQueries = readQueries('discovery-blind-queries.json');
 /** Labelled queries never tuned on: each is ranked with the tuning fitted on all dev queries. */
 const heldOutSets = [
@@ -77,10 +108,10 @@ const heldOutSets = [
   { name: 'fresh', queries: freshQueries },
   { name: 'blind', queries: blindQueries },
 ];
-// A reserve set, written blind (2026-11-26), first run in the tenth round: read since, one more of the above.
+// A reserve set, written blind (2026-11-26), first run in the eighth round: read since, one more of the above.
 heldOutSets.push({ name: 'reserve', queries: readQueries('discovery-reserve-queries.json') });
 // A sealed set, written blind (2026-11-27), run once to apply the eleventh round's first decision rule
-// (docs/discovery.md, "Eleventh round"); read since.
+// (docs/discovery-history.md, "Eleventh round"); read since.
 heldOutSets.push({ name: 'sealed', queries: readQueries('discovery-sealed-queries.json') });
 // A final set, written blind (2026-11-27), run once to apply the eleventh round's second rule; read since.
 heldOutSets.push({ name: 'final', queries: readQueries('discovery-final-queries.json') });
@@ -93,6 +124,10 @@ heldOutSets.push({ name: 'spare', queries: readQueries('discovery-spare-queries.
 const UNREAD = 'quoted';
 if (process.argv.includes('--quoted'))
   heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-quoted-queries.json') });
+// Sets written blind (2026-11-27, twelfth round), each added only by its flag: --coda, --envoi, --nova, --ember.
+for (const name of ['coda', 'envoi', 'nova', 'ember'])
+  if (process.argv.includes(`--${name}`))
+    heldOutSets.push({ name, queries: readQueries(`discovery-${name}-queries.json`) });
 const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);
@@ -142,12 +177,35 @@ const allowedFor = (q: DevQuery, ix = index) => {
   return (i: number) => passesFilters(devEndpointAt(ix, i), NO_CALLS_QUALITY, filters);
 };
 
+/** Weight of the value-kind order (ranking/value-kinds.ts) the rankers below apply: the service's, or 0
+ *  with `--no-value-kinds` (as ranked before the twelfth round). */
+const valueKinds = { weight: process.argv.includes('--no-value-kinds') ? 0 : VALUE_KIND_WEIGHT };
+/** Hits in the order the service gives them: their order score, moved by the value kinds of the query. */
+function served<H extends { index: number; relevance: number; order?: number }>(
+  ix: SearchIndex,
+  q: DevQuery,
+  hits: H[],
+): H[] {
+  const kinds = valueKindsOf(normaliseQuery(q.query));
+  const asHits = {
+    slots: Int32Array.from(hits, (h) => h.index),
+    relevance: Float64Array.from(hits, (h) => h.relevance),
+    order: Float64Array.from(hits, (h) => h.order ?? h.relevance),
+  };
+  const order = valueKindOrder(asHits, kinds, (slot) => ix.endpoints[slot], valueKinds.weight);
+  if (!order) return hits;
+  return hits
+    .map((h, k) => ({ h, order: order[k] as number }))
+    .sort((a, b) => b.order - a.order || a.h.index - b.h.index)
+    .map(({ h }) => h);
+}
+
 /** Today's ranking (the service's pure ranking functions) with the current QUERY_TUNING. */
 const rankerOn =
   (ix: SearchIndex): Ranker =>
   (q) => {
     const hits = scoreQuery(ix, q.query, allowedFor(q, ix));
-    return rankingOf(ix, q, hits);
+    return rankingOf(ix, q, served(ix, q, hits));
   };
 const ours = rankerOn(index);
 
@@ -173,14 +231,14 @@ function indexWithFieldWeights(weights: Partial<typeof FIELD_WEIGHTS>, catalogue
   }
 }
 
-// BM25F (field-aware BM25) was measured in place of MiniSearch's per-field BM25 at efc9a0c (docs/discovery.md,
+// BM25F (field-aware BM25) was measured in place of MiniSearch's per-field BM25 at efc9a0c (docs/discovery-history.md,
 // third round) and lost; its harness went when the index's own typed BM25 replaced MiniSearch's scoring.
 const EVEN_FIELDS = { description: 1, tags: 1, slug: 1, name: 1, provider: 1, category: 1, params: 1 };
 
 /** The score behind `meta.match_quality` (see match-quality.ts). */
 function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: number): number {
   const evidence = matchEvidence(ix, query, doc);
-  // `--strength=coverage-meaning`: an alternative measured against the shipped rule (docs/discovery.md).
+  // `--strength=coverage-meaning`: an alternative measured against the shipped rule (docs/discovery-history.md).
   if (process.argv.includes('--strength=coverage-meaning'))
     return evidence.coverage * Math.max(0, evidence.meaning);
   return matchStrength(relevance, evidence);
@@ -428,7 +486,7 @@ const allQueries = [
   ...new Set([...devQueries, ...heldOutSets.flatMap((set) => set.queries)].map((q) => q.query)),
 ];
 // Encoded as the service encodes them: trimmed, lower case (the Universal Sentence Encoder reads case;
-// until the eleventh round the evaluation encoded the query as written, docs/discovery.md).
+// until the eleventh round the evaluation encoded the query as written, docs/discovery-history.md).
 (await encoder.encodeWithLate(allQueries.map(normaliseQuery), true)).forEach(({ vector, late }, i) => {
   queryVectors.set(allQueries[i] as string, vector);
   if (late) queryLate.set(allQueries[i] as string, late);
@@ -477,7 +535,7 @@ const fusedOn =
     const hits = hitList(fusedHits)
       .map((h, k) => ({ ...h, order: order ? (order[k] as number) : h.relevance }))
       .sort((a, b) => b.order - a.order || a.index - b.index);
-    return rankingOf(ix, q, hits);
+    return rankingOf(ix, q, served(ix, q, hits));
   };
 const fused = fusedOn(index, devSlots);
 /** How many rankings of a gated system skipped the encoder (printed per system). */
@@ -525,6 +583,18 @@ function fitFusionWeight(train: DevQuery[]): Tunables {
   return {};
 }
 /** A ranker run with other fusion settings (the fusion weight, the late-interaction tuning). */
+/** A ranker run with the value kinds of a query moving the order by `weight` (ranking/value-kinds.ts). */
+const withValueKindWeight =
+  (weight: number, ranker: Ranker): Ranker =>
+  (q) => {
+    const saved = valueKinds.weight;
+    valueKinds.weight = weight;
+    try {
+      return ranker(q);
+    } finally {
+      valueKinds.weight = saved;
+    }
+  };
 const withFusion =
   (settings: Partial<typeof fusion>, ranker: Ranker = fused): Ranker =>
   (q) => {
@@ -598,6 +668,10 @@ const systems: Array<{
     name: 'shipped before the tenth round: fused when weak, no late interaction',
     ranker: withoutLate(gated(0.5)),
   },
+  ...[0, 0.05, 0.15, 0.2].map((weight) => ({
+    name: `shipped, value kinds moving the order by w ${weight} (${VALUE_KIND_WEIGHT} ships; 0: before the twelfth round)`,
+    ranker: withValueKindWeight(weight, gated(MEANING_BELOW_STRENGTH)),
+  })),
   { name: 'fused and reranked by late interaction for every query', ranker: withWeight(0.4) },
   {
     name: 'shipped, and the queries the words answer strongly reordered by late interaction too (not fused)',
@@ -879,7 +953,7 @@ for (const d of detectors) {
   );
 }
 
-// ---- Seventh round: near-miss examples for the no-answer flag (docs/discovery.md). An answerable query
+// ---- Seventh round: near-miss examples for the no-answer flag (docs/discovery-history.md). An answerable query
 // asked of the catalogue without the endpoints labelled as answering it has no right answer there, and
 // its closest matches are the next thing over — the kind of no-answer query the flag misses ("book a
 // flight" answered by flight weather). Every answerable query gives one, so a detector sees ~170 examples
@@ -952,7 +1026,7 @@ const whereEncoded =
     lastLateModel = { model, threshold };
     return { score, threshold };
   };
-/** The eleventh round's candidate flag F (docs/discovery.md, "Eleventh round"): its fitted model is printed. */
+/** The eleventh round's candidate flag F (docs/discovery-history.md, "Eleventh round"): its fitted model is printed. */
 const CANDIDATE_F =
   'eleventh round: strength + unknown + lead + late + lateLow2 + lateBelow where encoded, L2 1, ≤ 2.5';
 /** The model of a "where encoded" flagger as last fitted (the last fit is on all read sets): printed. */
@@ -1152,7 +1226,7 @@ if (process.argv.includes('--misses')) {
     for (const q of set.queries.filter(answerable)) {
       const { ranked } = shipped(q);
       const ndcg = ndcgAt(ranked, q.relevant);
-      if (ndcg >= 0.5) continue;
+      if (ndcg >= Number(process.env.EVAL_MISS_BELOW ?? 0.5)) continue;
       const first = ranked.findIndex((key) => q.relevant[key] === 3);
       console.log(
         `  ${set.name} ${q.id} ${ndcg.toFixed(2)} "${q.query}" → ${ranked.slice(0, 3).join(', ')}; grade 3 at ${first < 0 ? 'none' : first + 1} (${Object.keys(
