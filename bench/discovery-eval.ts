@@ -38,6 +38,7 @@ import {
 import { withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import {
+  MORE_TOKEN_FORMS,
   VALUE_KIND_WEIGHT,
   valueKindOrder,
   valueKindsOf,
@@ -124,8 +125,9 @@ heldOutSets.push({ name: 'spare', queries: readQueries('discovery-spare-queries.
 const UNREAD = 'quoted';
 if (process.argv.includes('--quoted'))
   heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-quoted-queries.json') });
-// Sets written blind (2026-11-27, twelfth round), each added only by its flag: --coda, --envoi, --nova, --ember.
-for (const name of ['coda', 'envoi', 'nova', 'ember'])
+// Sets written blind (2026-11-27, twelfth round), each added only by its flag: --coda, --envoi, --nova,
+// --ember, --fable, --gloss.
+for (const name of ['coda', 'envoi', 'nova', 'ember', 'fable', 'gloss'])
   if (process.argv.includes(`--${name}`))
     heldOutSets.push({ name, queries: readQueries(`discovery-${name}-queries.json`) });
 const endpoints = toIndexedEndpoints(providers);
@@ -186,7 +188,10 @@ function served<H extends { index: number; relevance: number; order?: number }>(
   q: DevQuery,
   hits: H[],
 ): H[] {
-  const kinds = valueKindsOf(normaliseQuery(q.query));
+  const kinds = valueKindsOf(
+    normaliseQuery(q.query),
+    process.argv.includes('--more-kinds') ? MORE_TOKEN_FORMS : undefined,
+  );
   const asHits = {
     slots: Int32Array.from(hits, (h) => h.index),
     relevance: Float64Array.from(hits, (h) => h.relevance),
