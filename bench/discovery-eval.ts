@@ -38,7 +38,6 @@ import {
 import { withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import {
-  MORE_TOKEN_FORMS,
   VALUE_KIND_WEIGHT,
   valueKindOrder,
   valueKindsOf,
@@ -188,10 +187,7 @@ function served<H extends { index: number; relevance: number; order?: number }>(
   q: DevQuery,
   hits: H[],
 ): H[] {
-  const kinds = valueKindsOf(
-    normaliseQuery(q.query),
-    process.argv.includes('--more-kinds') ? MORE_TOKEN_FORMS : undefined,
-  );
+  const kinds = valueKindsOf(normaliseQuery(q.query));
   const asHits = {
     slots: Int32Array.from(hits, (h) => h.index),
     relevance: Float64Array.from(hits, (h) => h.relevance),

@@ -7,16 +7,7 @@
 import type { OrderedHits } from './late-interaction.js';
 import type { IndexedEndpoint } from './types.js';
 
-export type ValueKind =
-  | 'ip'
-  | 'email'
-  | 'url'
-  | 'domain'
-  | 'account'
-  | 'transaction'
-  | 'phone'
-  | 'jwt'
-  | 'date';
+export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction';
 
 /** File names look like domains (receipt.jpg, next.js); their endings are not top-level domains here. */
 const FILE_ENDINGS = new Set(
@@ -25,42 +16,26 @@ const FILE_ENDINGS = new Set(
   ),
 );
 
-/** A form of a whitespace-separated token of a query (punctuation around it stripped), and its kind. */
-type TokenForm = [ValueKind, (bare: string) => boolean];
-
-export const TOKEN_FORMS: TokenForm[] = [
-  ['transaction', (t) => /^(?:0x)?[0-9a-f]{64}$/i.test(t)],
-  ['account', (t) => /^0x[0-9a-f]{40}$/i.test(t)],
-  ['ip', (t) => /^(?:\d{1,3}\.){3}\d{1,3}$/.test(t)],
-  ['email', (t) => /^[^\s@/]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u.test(t)],
-  ['url', (t) => /^(?:https?:\/\/|www\.)\S+$|^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\/\S*$/iu.test(t)],
-  [
-    'domain',
-    (t) => {
-      const host = /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(\p{L}{2,})$/u.exec(t);
-      return host !== null && !FILE_ENDINGS.has((host[1] as string).toLowerCase());
-    },
-  ],
-];
-
-/** Candidate forms (twelfth round, measured against blind sets before they ship): tokens, phones. */
-export const MORE_TOKEN_FORMS: TokenForm[] = [
-  ...TOKEN_FORMS,
-  ['jwt', (t) => /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/i.test(t)],
-  ['date', (t) => /^\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?$/.test(t)],
-];
-/** A phone number spans tokens ("+44 7700 900123", "(415) 555-0100"): read from the whole query. */
-const PHONE = /(?:^|[\s(:,])(?:\+\d[\d\s().-]{6,}\d|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4})(?=$|[\s),.;:?!])/;
+/** The kind of one whitespace-separated token of a query (punctuation around it is ignored). */
+function kindOf(token: string): ValueKind | undefined {
+  const bare = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}/]+$/gu, '');
+  if (/^(?:0x)?[0-9a-f]{64}$/i.test(bare)) return 'transaction';
+  if (/^0x[0-9a-f]{40}$/i.test(bare)) return 'account';
+  if (/^(?:\d{1,3}\.){3}\d{1,3}$/.test(bare)) return 'ip';
+  if (/^[^\s@/]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u.test(bare)) return 'email';
+  if (/^(?:https?:\/\/|www\.)\S+$|^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\/\S*$/iu.test(bare)) return 'url';
+  const host = /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(\p{L}{2,})$/u.exec(bare);
+  if (host && !FILE_ENDINGS.has((host[1] as string).toLowerCase())) return 'domain';
+  return undefined;
+}
 
 /** The distinct kinds of the values in a query, in the order they first appear. */
-export function valueKindsOf(query: string, forms: TokenForm[] = TOKEN_FORMS): ValueKind[] {
+export function valueKindsOf(query: string): ValueKind[] {
   const kinds = new Set<ValueKind>();
   for (const token of query.split(/\s+/)) {
-    const bare = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}/]+$/gu, '');
-    const kind = forms.find(([, is]) => is(bare))?.[0];
+    const kind = kindOf(token);
     if (kind) kinds.add(kind);
   }
-  if (forms === MORE_TOKEN_FORMS && PHONE.test(query)) kinds.add('phone');
   return [...kinds];
 }
 
@@ -72,9 +47,6 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   domain: ['domain', 'hostname', 'host'],
   account: ['0x', 'wallet', 'contract'],
   transaction: ['tx', 'txid', 'hash', 'transaction'],
-  phone: ['phone'],
-  jwt: ['jwt'],
-  date: ['date', 'datetime', 'yyyy-mm-dd', 'timestamp'],
 };
 
 const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
