@@ -12,6 +12,7 @@
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
 // --quoted, --coda, --envoi, --nova, --ember (each adds that set), --no-value-kinds (ranks as before the
 // twelfth round), --kind-words (values followed by their kind's words; measured, not shipped),
+// --kinds-in-quotes (value kinds read from the query with its quoted payloads; measured, not shipped),
 // --keep-quotes (queries with their quoted payloads), --misses (the shipped ranking's held-out queries
 // below EVAL_MISS_BELOW, default 0.5), --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable
 // queries the shipped rule may flag).
@@ -83,12 +84,14 @@ const withValueKinds = (query: string): string =>
     return kind ? `${token} ${kind}` : token;
   });
 
+type Written = DevQuery & { written?: string };
 /** Each query as the service reads it: without its quoted payloads (ranking/text.ts), unless `--keep-quotes`. */
 const asRead = (queries: DevQuery[]): DevQuery[] =>
   process.argv.includes('--keep-quotes')
     ? queries
     : queries.map((q) => ({
         ...q,
+        written: q.query,
         query: process.argv.includes('--kind-words')
           ? withValueKinds(withoutQuotedText(q.query))
           : withoutQuotedText(q.query),
@@ -125,8 +128,8 @@ const UNREAD = 'quoted';
 if (process.argv.includes('--quoted'))
   heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-quoted-queries.json') });
 // Sets written blind (2026-11-27, twelfth round), each added only by its flag: --coda, --envoi, --nova,
-// --ember, --fable, --gloss.
-for (const name of ['coda', 'envoi', 'nova', 'ember', 'fable', 'gloss'])
+// --ember, --fable, --gloss; --quill (half its queries carry a quoted payload) has never been run.
+for (const name of ['coda', 'envoi', 'nova', 'ember', 'fable', 'gloss', 'quill'])
   if (process.argv.includes(`--${name}`))
     heldOutSets.push({ name, queries: readQueries(`discovery-${name}-queries.json`) });
 const endpoints = toIndexedEndpoints(providers);
@@ -187,7 +190,9 @@ function served<H extends { index: number; relevance: number; order?: number }>(
   q: DevQuery,
   hits: H[],
 ): H[] {
-  const kinds = valueKindsOf(normaliseQuery(q.query));
+  // `--kinds-in-quotes` (candidate): the value kinds of the query as written, quoted payloads included.
+  const text = process.argv.includes('--kinds-in-quotes') ? ((q as Written).written ?? q.query) : q.query;
+  const kinds = valueKindsOf(normaliseQuery(text));
   const asHits = {
     slots: Int32Array.from(hits, (h) => h.index),
     relevance: Float64Array.from(hits, (h) => h.relevance),
