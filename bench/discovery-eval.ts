@@ -12,7 +12,8 @@
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
 // --quoted, --coda, --envoi, --nova, --ember (each adds that set), --no-value-kinds (ranks as before the
 // twelfth round), --kind-words (values followed by their kind's words; measured, not shipped),
-// --kinds-in-quotes (value kinds read from the query with its quoted payloads; measured, not shipped),
+// --kinds-in-quotes, --quoted-values (value kinds read from the quoted payloads too, or from a quoted
+// span that is one value; measured, not shipped),
 // --keep-quotes (queries with their quoted payloads), --misses (the shipped ranking's held-out queries
 // below EVAL_MISS_BELOW, default 0.5), --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable
 // queries the shipped rule may flag).
@@ -190,8 +191,15 @@ function served<H extends { index: number; relevance: number; order?: number }>(
   q: DevQuery,
   hits: H[],
 ): H[] {
-  // `--kinds-in-quotes` (candidate): the value kinds of the query as written, quoted payloads included.
-  const text = process.argv.includes('--kinds-in-quotes') ? ((q as Written).written ?? q.query) : q.query;
+  // `--kinds-in-quotes`: the value kinds of the query as written, quoted payloads included (measured, not
+  // shipped); `--quoted-values`: also those of a quoted span that is one value ('jane@x.com'), not a sentence.
+  const written = (q as Written).written ?? q.query;
+  const quotedValues = [...written.matchAll(/["'“‘]([^\s"'“”‘’]+)["'”’]/gu)].map((m) => m[1]).join(' ');
+  const text = process.argv.includes('--kinds-in-quotes')
+    ? written
+    : process.argv.includes('--quoted-values')
+      ? `${q.query} ${quotedValues}`
+      : q.query;
   const kinds = valueKindsOf(normaliseQuery(text));
   const asHits = {
     slots: Int32Array.from(hits, (h) => h.index),
