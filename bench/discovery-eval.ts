@@ -13,7 +13,8 @@
 // --quoted, --coda, --envoi, --nova, --ember (each adds that set), --no-value-kinds (ranks as before the
 // twelfth round), --kind-words (values followed by their kind's words; measured, not shipped),
 // --kinds-in-quotes, --quoted-values (value kinds read from the quoted payloads too, or from a quoted
-// span that is one value; measured, not shipped),
+// span that is one value; measured, not shipped), --without-purpose (purpose clauses left out of the
+// query; measured, not shipped),
 // --keep-quotes (queries with their quoted payloads), --misses (the shipped ranking's held-out queries
 // below EVAL_MISS_BELOW, default 0.5), --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable
 // queries the shipped rule may flag).
@@ -86,6 +87,17 @@ const withValueKinds = (query: string): string =>
   });
 
 type Written = DevQuery & { written?: string };
+/**
+ * `--without-purpose` (twelfth round, candidate): a purpose or context clause ("… so I can log the
+ * expense", "… before we credit the deposit", "… to use as a book cover") is why the caller asks, not
+ * what it asks for: left out of the query, up to the end of its clause.
+ */
+const PURPOSE =
+  /[,;]?\s+(?:so(?: that)? (?:i|we|you|they|he|she|it|sales|our \w+|my \w+|the \w+) (?:can|could|will|would|may|might|don't|do not|won't)\b|before (?:i|we|you|they) \w+|to use (?:it |them )?(?:as|for|in)\b)(?:[^.?!:;,]|[.?!:;,](?=\S))*/giu;
+const withoutPurpose = (query: string): string => {
+  const asked = query.replace(PURPOSE, '').replace(/\s+/g, ' ').trim();
+  return /[\p{L}\p{N}]/u.test(asked) ? asked : query;
+};
 /** Each query as the service reads it: without its quoted payloads (ranking/text.ts), unless `--keep-quotes`. */
 const asRead = (queries: DevQuery[]): DevQuery[] =>
   process.argv.includes('--keep-quotes')
@@ -95,7 +107,9 @@ const asRead = (queries: DevQuery[]): DevQuery[] =>
         written: q.query,
         query: process.argv.includes('--kind-words')
           ? withValueKinds(withoutQuotedText(q.query))
-          : withoutQuotedText(q.query),
+          : process.argv.includes('--without-purpose')
+            ? withoutPurpose(withoutQuotedText(q.query))
+            : withoutQuotedText(q.query),
       }));
 const devSet = loadDevSet();
 const providers = devSet.providers;
@@ -129,8 +143,9 @@ const UNREAD = 'quoted';
 if (process.argv.includes('--quoted'))
   heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-quoted-queries.json') });
 // Sets written blind (2026-11-27, twelfth round), each added only by its flag: --coda, --envoi, --nova,
-// --ember, --fable, --gloss; --quill (half its queries carry a quoted payload) has never been run.
-for (const name of ['coda', 'envoi', 'nova', 'ember', 'fable', 'gloss', 'quill'])
+// --ember, --fable, --gloss; --quill (half its queries carry a quoted payload) and --haiku (agent-style)
+// have never been run.
+for (const name of ['coda', 'envoi', 'nova', 'ember', 'fable', 'gloss', 'quill', 'haiku'])
   if (process.argv.includes(`--${name}`))
     heldOutSets.push({ name, queries: readQueries(`discovery-${name}-queries.json`) });
 const endpoints = toIndexedEndpoints(providers);
