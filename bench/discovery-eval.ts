@@ -42,6 +42,8 @@ import { withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import {
   VALUE_KIND_WEIGHT,
+  type ValueKind,
+  valueKindOf,
   valueKindOrder,
   valueKindsOf,
 } from '../src/modules/discovery/ranking/value-kinds.js';
@@ -73,17 +75,17 @@ const verbose = process.argv.includes('-v');
  * its kind's words — "is 0x5c50…22060 confirmed yet?" asks about a transaction hash. (E-mail addresses and
  * bare domains were measured too: they turned incidental values into asks.)
  */
-const VALUE_KINDS: [RegExp, string][] = [
-  [/^0x[0-9a-f]{64}$|^[0-9a-f]{64}$/i, 'transaction hash'],
-  [/^0x[0-9a-f]{40}$/i, 'address'],
-  [/^(?:\d{1,3}\.){3}\d{1,3}$/, 'ip address'],
-  [/^(?:https?:\/\/|www\.)\S+$|^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}\/\S*$/u, 'url'],
-];
+const KIND_WORDS: Partial<Record<ValueKind, string>> = {
+  transaction: 'transaction hash',
+  account: 'address',
+  ip: 'ip address',
+  url: 'url',
+};
 const withValueKinds = (query: string): string =>
   query.replace(/\S+/g, (token) => {
-    const bare = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}/]+$/gu, '');
-    const kind = VALUE_KINDS.find(([form]) => form.test(bare))?.[1];
-    return kind ? `${token} ${kind}` : token;
+    const kind = valueKindOf(token);
+    const words = kind && KIND_WORDS[kind];
+    return words ? `${token} ${words}` : token;
   });
 
 type Written = DevQuery & { written?: string };
@@ -611,30 +613,23 @@ function fitFusionWeight(train: DevQuery[]): Tunables {
   fittedWeights.push(best.weight);
   return {};
 }
+/** A ranker run with some of a settings object (`fusion`, `valueKinds`) set otherwise, restored after. */
+const withSettings =
+  <S extends object>(target: S, settings: Partial<S>, ranker: Ranker): Ranker =>
+  (q) => {
+    const saved = { ...target };
+    Object.assign(target, settings);
+    try {
+      return ranker(q);
+    } finally {
+      Object.assign(target, saved);
+    }
+  };
 /** A ranker run with other fusion settings (the fusion weight, the late-interaction tuning). */
+const withFusion = (settings: Partial<typeof fusion>, ranker: Ranker = fused) =>
+  withSettings(fusion, settings, ranker);
 /** A ranker run with the value kinds of a query moving the order by `weight` (ranking/value-kinds.ts). */
-const withValueKindWeight =
-  (weight: number, ranker: Ranker): Ranker =>
-  (q) => {
-    const saved = valueKinds.weight;
-    valueKinds.weight = weight;
-    try {
-      return ranker(q);
-    } finally {
-      valueKinds.weight = saved;
-    }
-  };
-const withFusion =
-  (settings: Partial<typeof fusion>, ranker: Ranker = fused): Ranker =>
-  (q) => {
-    const saved = { ...fusion };
-    Object.assign(fusion, settings);
-    try {
-      return ranker(q);
-    } finally {
-      Object.assign(fusion, saved);
-    }
-  };
+const withValueKindWeight = (weight: number, ranker: Ranker) => withSettings(valueKinds, { weight }, ranker);
 const withWeight = (weight: number, ranker: Ranker = fused) => withFusion({ weight }, ranker);
 /** Without late interaction's reordering (undefined tuning). */
 const withoutLate = (ranker: Ranker) => withFusion({ late: undefined }, ranker);

@@ -17,7 +17,7 @@ const FILE_ENDINGS = new Set(
 );
 
 /** The kind of one whitespace-separated token of a query (punctuation around it is ignored). */
-function kindOf(token: string): ValueKind | undefined {
+export function valueKindOf(token: string): ValueKind | undefined {
   const bare = token.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}/]+$/gu, '');
   if (/^(?:0x)?[0-9a-f]{64}$/i.test(bare)) return 'transaction';
   if (/^0x[0-9a-f]{40}$/i.test(bare)) return 'account';
@@ -33,7 +33,7 @@ function kindOf(token: string): ValueKind | undefined {
 export function valueKindsOf(query: string): ValueKind[] {
   const kinds = new Set<ValueKind>();
   for (const token of query.split(/\s+/)) {
-    const kind = kindOf(token);
+    const kind = valueKindOf(token);
     if (kind) kinds.add(kind);
   }
   return [...kinds];
