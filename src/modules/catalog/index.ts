@@ -18,7 +18,9 @@ export {
 export { catalogRoutes } from './routes.js';
 export {
   AdminProviderView,
+  CATEGORIES,
   CreatedProviderView,
+  HTTP_METHODS,
   type ProviderInput,
   ProviderInputSchema,
   ProviderParams,

@@ -4,10 +4,11 @@ import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors/catalogue.js';
 import { fieldErrors, firstFieldError, type SchemaIssue } from '../../errors/field-errors.js';
 import { usdcNumberToCredits } from '../../lib/money.js';
+import { HTTP_METHODS } from '../catalog/index.js';
 import { keyPolicyFilter } from '../keys/index.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
 import { matchQualityOf } from './ranking/match-quality.js';
-import { DISCOVER_LIMIT_DEFAULT, type DiscoverBody, discoverRouteSchema, HTTP_METHODS } from './schemas.js';
+import { DISCOVER_LIMIT_DEFAULT, type DiscoverBody, discoverRouteSchema } from './schemas.js';
 import type { DiscoveryService } from './service.js';
 import { discoveryItem } from './views.js';
 

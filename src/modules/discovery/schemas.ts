@@ -1,10 +1,8 @@
 // Request and response schemas of POST /v1/discover (docs/discovery.md).
 import { type Static, Type } from '@sinclair/typebox';
 import { ErrorShapeA } from '../../http/envelope.js';
+import { CATEGORIES } from '../catalog/index.js';
 import { WEAK_MATCH_BELOW } from './ranking/match-quality.js';
-
-export const CATEGORIES = ['data_intelligence', 'ai_ml', 'communication', 'blockchain', 'utility'] as const;
-export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export const DISCOVER_LIMIT_DEFAULT = 10;
 export const DISCOVER_LIMIT_MAX = 50;

@@ -2,7 +2,8 @@
 // its arguments, and the HTTP route it runs: the tool layer translates arguments into that route's
 // request and the route's answer back into a tool result. Discovery, execution, the ledger, auth and
 // rate limits are the routes' own (see docs/mcp.md, "One implementation").
-import { CATEGORIES, DISCOVER_LIMIT_MAX } from '../discovery/index.js';
+import { CATEGORIES } from '../catalog/index.js';
+import { DISCOVER_LIMIT_MAX } from '../discovery/index.js';
 
 export type JsonSchema = Record<string, unknown>;
 type Args = Record<string, unknown>;
