@@ -20,7 +20,6 @@
 // queries the shipped rule may flag).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import MiniSearch from 'minisearch';
 import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
 import { quantise } from '../src/modules/discovery/int8-rows.js';
 import { TOKEN_DIMS } from '../src/modules/discovery/late-tokens.mjs';
@@ -57,6 +56,7 @@ import {
   slotVectors,
   wordsStrength,
 } from '../src/modules/discovery/slot-vectors.js';
+import { plainBm25 as bm25Ranking } from './discovery-bm25.js';
 import { devFilters, loadDevSet, toIndexedEndpoints } from './discovery-devset.js';
 import { type DevQuery, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
 import {
@@ -275,29 +275,10 @@ function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: numb
   return matchStrength(relevance, evidence);
 }
 
-/** Plain BM25 over each endpoint's texts (one field, lowercase words, no stemming): the reference. */
+/** Plain BM25 (discovery-bm25.ts): the reference. */
 function plainBm25(catalogue = endpoints): Ranker {
-  const mini = new MiniSearch<{ id: number; text: string }>({ fields: ['text'] });
-  mini.addAll(
-    catalogue.map((e, id) => ({
-      id,
-      text: [
-        e.slug,
-        e.description,
-        e.tags.join(' '),
-        e.providerName,
-        e.providerDescription,
-        e.providerTags.join(' '),
-        e.category,
-        ...Object.entries(e.parameters).map(([k, p]) => `${k} ${p.description ?? ''}`),
-      ].join(' '),
-    })),
-  );
-  return (q) => {
-    const allowed = allowedFor(q);
-    const hits = mini.search(q.query).filter((r) => allowed(r.id as number));
-    return { ranked: hits.map((r) => keyOf(r.id as number)), strength: undefined };
-  };
+  const rank = bm25Ranking(catalogue);
+  return (q) => ({ ranked: rank(q.query, allowedFor(q)).map(keyOf), strength: undefined });
 }
 
 const byId = (queries: DevQuery[]) => [...queries].sort((a, b) => a.id.localeCompare(b.id));

@@ -1,24 +1,31 @@
 // npm run bench:discovery — ranking quality on the dev set through the real app (in-memory PGlite,
 // app.inject), then discovery at 10,000 endpoints over HTTP (discovery-scale.ts); a few minutes.
 // Flags: --large (also 100,000 endpoints: many more minutes), --providers=1000,10000 (catalogue sizes,
-// 10 endpoints each), --scale-only (skip the dev set), --baseline=/work/main (measure that checkout's
+// 10 endpoints each), --scale-only (skip the quality pass), --baseline=/work/main (measure that checkout's
 // service first on the same catalogue and queries: before/after in one run; PostgreSQL only).
-import { mkdtempSync, rmSync } from 'node:fs';
+// Quality on other labelled sets (a folder with catalogue.json and queries.json, as ../shared/discovery/dev):
+// --catalogue=<dir> (repeatable) or --unseen (every folder of bench/unseen: catalogues written blind,
+// `npm run eval:unseen`), --quality-only (skip the scale pass), --embeddings=off (words alone), -v (misses).
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { closeDeps, createDeps } from '../src/deps.js';
-import { loadDevSet } from './discovery-devset.js';
+import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
+import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
+import { plainBm25 } from './discovery-bm25.js';
+import { DEV_DIR, devFilters, loadDevSet, toIndexedEndpoints } from './discovery-devset.js';
 import { type DevProvider, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
 import { scaleBenchmark } from './discovery-scale.js';
 
 const ADMIN = 'bench-admin-token-0123456789abcdef';
 
-async function startApp() {
+async function startApp(env: Record<string, string> = {}) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
   const config = loadConfig({
+    ...env,
     SVC_ENV: 'devnet',
     SVC_DATA_DIR: dataDir,
     SVC_ADMIN_TOKEN: ADMIN,
@@ -65,19 +72,30 @@ async function discover(app: FastifyInstance, payload: object, headers: Record<s
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
 
-async function qualityOnDevSet() {
-  const { providers, queries } = loadDevSet();
-  const { app, close } = await startApp();
+/** A labelled set: a catalogue and its queries (../shared/discovery/README.md), from `dir`. */
+interface LabelledSet {
+  name: string;
+  dir: string;
+}
+
+/**
+ * Ranking quality through the real app (the service as it runs: every ranking step, the encoder unless
+ * `embeddings` is off) on one labelled set, beside plain BM25 on the same catalogue.
+ */
+async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
+  const { providers, queries } = loadDevSet(set.dir);
+  const { app, close } = await startApp({ SVC_EMBEDDINGS: embeddings });
+  const endpoints = toIndexedEndpoints(providers);
+  const bm25 = plainBm25(endpoints);
+  const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;
   try {
     await createProviders(app, providers);
     // Rank once every endpoint has its sentence vector (a deployment's steady state).
     await discover(app, { query: 'warm up' });
     while (app.discovery.embeddingsPending > 0) await new Promise((r) => setTimeout(r, 100));
-    let ndcg = 0;
-    let recall = 0;
-    let mrr = 0;
-    let counted = 0;
+    const sums = { ndcg: 0, recall: 0, mrr: 0, bm25: 0, counted: 0 };
     const noAnswer: string[] = [];
+    const misses: string[] = [];
     let noAnswerFlagged = 0;
     let answerableFlagged = 0;
     for (const q of queries) {
@@ -98,21 +116,42 @@ async function qualityOnDevSet() {
         continue;
       }
       if (flagged) answerableFlagged++;
-      ndcg += ndcgAt(ranked, q.relevant);
-      recall += recallAt(ranked, q.relevant);
-      mrr += reciprocalRank(ranked, q.relevant);
-      counted++;
+      const ndcg = ndcgAt(ranked, q.relevant);
+      if (ndcg < 0.5) misses.push(`  ${q.id} ${fmt(ndcg)} "${q.query}" → ${ranked.slice(0, 3).join(', ')}`);
+      const allowed = (i: number) =>
+        passesFilters(endpoints[i] as IndexedEndpoint, NO_CALLS_QUALITY, devFilters(q.filters));
+      sums.bm25 += ndcgAt(bm25(q.query, allowed).map(keyOf), q.relevant);
+      sums.ndcg += ndcg;
+      sums.recall += recallAt(ranked, q.relevant);
+      sums.mrr += reciprocalRank(ranked, q.relevant);
+      sums.counted++;
     }
-    console.log(`dev set: ${providers.length} providers, ${queries.length} queries (${counted} answerable)`);
-    console.log(`  nDCG@10   ${fmt(ndcg / counted, 4)}`);
-    console.log(`  recall@10 ${fmt(recall / counted, 4)}`);
-    console.log(`  MRR       ${fmt(mrr / counted, 4)}`);
+    const n = sums.counted;
+    const endpointCount = providers.reduce((k, p) => k + p.endpoints.length, 0);
+    console.log(
+      `${set.name} (embeddings ${embeddings}): ${providers.length} providers, ${endpointCount} endpoints, ` +
+        `${queries.length} queries (${n} answerable)`,
+    );
+    console.log(`  nDCG@10   ${fmt(sums.ndcg / n, 4)}   (plain BM25 ${fmt(sums.bm25 / n, 4)})`);
+    console.log(`  recall@10 ${fmt(sums.recall / n, 4)}`);
+    console.log(`  MRR       ${fmt(sums.mrr / n, 4)}`);
+    if (verbose) {
+      console.log('answerable queries with nDCG@10 below 0.5:');
+      for (const line of misses) console.log(line);
+    }
     console.log('no-answer queries (their top relevance_score should be low):');
     for (const line of noAnswer) console.log(line);
     console.log(
-      `match_quality weak/none: ${noAnswerFlagged}/${noAnswer.length} no-answer queries, ` +
-        `${answerableFlagged}/${counted} answerable ones (the dev set is where the threshold was calibrated)`,
+      `match_quality weak/none: ${noAnswerFlagged}/${noAnswer.length} no-answer queries, ${answerableFlagged}/${n} answerable ones`,
     );
+    return {
+      ndcg: sums.ndcg / n,
+      bm25: sums.bm25 / n,
+      n,
+      noAnswerFlagged,
+      noAnswer: noAnswer.length,
+      answerableFlagged,
+    };
   } finally {
     await close();
   }
@@ -127,5 +166,26 @@ const sizes = sizesArg
     ? [1_000, 10_000]
     : [1_000];
 const baseline = args.find((a) => a.startsWith('--baseline='))?.slice('--baseline='.length);
-if (!args.includes('--scale-only')) await qualityOnDevSet();
-await scaleBenchmark(sizes, baseline);
+const verbose = args.includes('-v');
+const unseenDir = path.join(import.meta.dirname, 'unseen');
+const sets: LabelledSet[] = [
+  ...args.filter((a) => a.startsWith('--catalogue=')).map((a) => a.slice('--catalogue='.length)),
+  ...(args.includes('--unseen') ? readdirSync(unseenDir).map((name) => path.join(unseenDir, name)) : []),
+].map((dir) => ({ name: path.basename(dir), dir }));
+if (sets.length === 0) sets.push({ name: 'dev set (where the threshold was calibrated)', dir: DEV_DIR });
+const embeddings = args.includes('--embeddings=off') ? 'off' : 'local';
+if (!args.includes('--scale-only')) {
+  const results: Array<Awaited<ReturnType<typeof qualityOn>>> = [];
+  for (const set of sets) results.push(await qualityOn(set, embeddings));
+  if (results.length > 1) {
+    const n = results.reduce((k, r) => k + r.n, 0);
+    const mean = (key: 'ndcg' | 'bm25') => results.reduce((k, r) => k + r[key] * r.n, 0) / n;
+    const sum = (key: 'noAnswerFlagged' | 'noAnswer' | 'answerableFlagged') =>
+      results.reduce((k, r) => k + r[key], 0);
+    console.log(
+      `pooled over ${results.length} sets (${n} answerable): nDCG@10 ${fmt(mean('ndcg'), 4)} (plain BM25 ${fmt(mean('bm25'), 4)}); ` +
+        `weak/none ${sum('noAnswerFlagged')}/${sum('noAnswer')} no-answer, ${sum('answerableFlagged')}/${n} answerable`,
+    );
+  }
+}
+if (!args.includes('--quality-only')) await scaleBenchmark(sizes, baseline);
