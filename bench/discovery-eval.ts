@@ -10,7 +10,8 @@
 // trained with near-miss examples: answerable queries asked of the catalogue without their answers), and
 // ranks fixed configurations on the dev catalogue written differently (stress table).
 // Flags: -v (per-query no-answer decisions, per-category figures), --no-stress, --fit-fields (slow),
-// --quoted, --coda, --envoi, --nova, --ember (each adds that set), --no-value-kinds (ranks as before the
+// --quoted, --coda, --envoi, --nova, --ember (each adds that set), --catalogue=<dir> (another labelled
+// catalogue in place of the dev set, no held-out sets: bench/unseen), --no-value-kinds (ranks as before the
 // twelfth round), --kind-words (values followed by their kind's words; measured, not shipped),
 // --kinds-in-quotes, --quoted-values (value kinds read from the quoted payloads too, or from a quoted
 // span that is one value; measured, not shipped), --without-purpose (purpose clauses left out of the
@@ -113,43 +114,48 @@ const asRead = (queries: DevQuery[]): DevQuery[] =>
             ? withoutPurpose(withoutQuotedText(q.query))
             : withoutQuotedText(q.query),
       }));
-const devSet = loadDevSet();
+/**
+ * `--catalogue=<dir>`: another labelled catalogue (a folder as ../shared/discovery/dev; bench/unseen holds
+ * catalogues written blind) in place of the dev set, with no held-out sets: every system with fixed
+ * constants ranks its queries as on the dev catalogue (the "CV" rows are then plain means over them).
+ */
+const otherCatalogue = process.argv.find((a) => a.startsWith('--catalogue='))?.slice('--catalogue='.length);
+const devSet = loadDevSet(otherCatalogue);
 const providers = devSet.providers;
 const devQueries = asRead(devSet.queries);
 const readQueries = (file: string) =>
   asRead(JSON.parse(readFileSync(path.join(import.meta.dirname, file), 'utf8')) as DevQuery[]);
-const extraQueries = readQueries('discovery-extra-queries.json');
-const freshQueries = readQueries('discovery-fresh-queries.json');
-// A second blind set (sixth round in docs/discovery-history.md): read only to apply the decision rule written there.
-const blindQueries = readQueries('discovery-blind-queries.json');
+const extraQueries = otherCatalogue ? [] : readQueries('discovery-extra-queries.json');
 /** Labelled queries never tuned on: each is ranked with the tuning fitted on all dev queries. */
-const heldOutSets = [
-  { name: 'extra', queries: extraQueries },
-  { name: 'fresh', queries: freshQueries },
-  { name: 'blind', queries: blindQueries },
-];
-// A reserve set, written blind (2026-11-26), first run in the eighth round: read since, one more of the above.
-heldOutSets.push({ name: 'reserve', queries: readQueries('discovery-reserve-queries.json') });
-// A sealed set, written blind (2026-11-27), run once to apply the eleventh round's first decision rule
-// (docs/discovery-history.md, "Eleventh round"); read since.
-heldOutSets.push({ name: 'sealed', queries: readQueries('discovery-sealed-queries.json') });
-// A final set, written blind (2026-11-27), run once to apply the eleventh round's second rule; read since.
-heldOutSets.push({ name: 'final', queries: readQueries('discovery-final-queries.json') });
-// A last set, written blind (2026-11-27), run once to apply the eleventh round's third rule; read since.
-heldOutSets.push({ name: 'last', queries: readQueries('discovery-last-queries.json') });
-// A spare set, written blind (2026-11-27), run once to apply the eleventh round's fourth rule; read since.
-heldOutSets.push({ name: 'spare', queries: readQueries('discovery-spare-queries.json') });
-// A quoted set, written blind (2026-11-27) for the eleventh round's fifth rule, most of its queries carrying
-// a quoted payload: `--quoted` adds it as the one set no rule was read from.
+const heldOutSets: Array<{ name: string; queries: DevQuery[] }> = [];
 const UNREAD = 'quoted';
-if (process.argv.includes('--quoted'))
-  heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-quoted-queries.json') });
-// Sets written blind (2026-11-27, twelfth round), each added only by its flag: --coda, --envoi, --nova,
-// --ember, --fable, --gloss; --quill (half its queries carry a quoted payload) and --haiku (agent-style)
-// have never been run.
-for (const name of ['coda', 'envoi', 'nova', 'ember', 'fable', 'gloss', 'quill', 'haiku'])
-  if (process.argv.includes(`--${name}`))
-    heldOutSets.push({ name, queries: readQueries(`discovery-${name}-queries.json`) });
+if (!otherCatalogue) {
+  heldOutSets.push({ name: 'extra', queries: extraQueries });
+  heldOutSets.push({ name: 'fresh', queries: readQueries('discovery-fresh-queries.json') });
+  // A second blind set (sixth round in docs/discovery-history.md): read only to apply the decision rule written there.
+  heldOutSets.push({ name: 'blind', queries: readQueries('discovery-blind-queries.json') });
+  // A reserve set, written blind (2026-11-26), first run in the eighth round: read since, one more of the above.
+  heldOutSets.push({ name: 'reserve', queries: readQueries('discovery-reserve-queries.json') });
+  // A sealed set, written blind (2026-11-27), run once to apply the eleventh round's first decision rule
+  // (docs/discovery-history.md, "Eleventh round"); read since.
+  heldOutSets.push({ name: 'sealed', queries: readQueries('discovery-sealed-queries.json') });
+  // A final set, written blind (2026-11-27), run once to apply the eleventh round's second rule; read since.
+  heldOutSets.push({ name: 'final', queries: readQueries('discovery-final-queries.json') });
+  // A last set, written blind (2026-11-27), run once to apply the eleventh round's third rule; read since.
+  heldOutSets.push({ name: 'last', queries: readQueries('discovery-last-queries.json') });
+  // A spare set, written blind (2026-11-27), run once to apply the eleventh round's fourth rule; read since.
+  heldOutSets.push({ name: 'spare', queries: readQueries('discovery-spare-queries.json') });
+  // A quoted set, written blind (2026-11-27) for the eleventh round's fifth rule, most of its queries carrying
+  // a quoted payload: `--quoted` adds it as the one set no rule was read from.
+  if (process.argv.includes('--quoted'))
+    heldOutSets.push({ name: UNREAD, queries: readQueries('discovery-quoted-queries.json') });
+  // Sets written blind (2026-11-27, twelfth round), each added only by its flag: --coda, --envoi, --nova,
+  // --ember, --fable, --gloss; --quill (half its queries carry a quoted payload) and --haiku (agent-style)
+  // have never been run.
+  for (const name of ['coda', 'envoi', 'nova', 'ember', 'fable', 'gloss', 'quill', 'haiku'])
+    if (process.argv.includes(`--${name}`))
+      heldOutSets.push({ name, queries: readQueries(`discovery-${name}-queries.json`) });
+}
 const endpoints = toIndexedEndpoints(providers);
 const vectors = loadWordVectors();
 const index = buildSearchIndex(endpoints, vectors);
