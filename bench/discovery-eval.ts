@@ -698,7 +698,7 @@ const systems: Array<{
     tune: fitFusionWeight,
   },
   { name: 'the sentence encoder alone (w 1)', ranker: withoutLate(withWeight(1)) },
-  ...[0.3, 0.4, 0.5, 0.7].map((gate) => ({
+  ...[0.3, 0.4, 0.5, 0.6].map((gate) => ({
     name: `fused (w 0.4) when the words answer weakly (strength < ${gate}), then late interaction`,
     ranker: gated(gate),
   })),

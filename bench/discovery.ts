@@ -170,7 +170,11 @@ const verbose = args.includes('-v');
 const unseenDir = path.join(import.meta.dirname, 'unseen');
 const sets: LabelledSet[] = [
   ...args.filter((a) => a.startsWith('--catalogue=')).map((a) => a.slice('--catalogue='.length)),
-  ...(args.includes('--unseen') ? readdirSync(unseenDir).map((name) => path.join(unseenDir, name)) : []),
+  ...(args.includes('--unseen')
+    ? readdirSync(unseenDir, { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => path.join(unseenDir, entry.name))
+    : []),
 ].map((dir) => ({ name: path.basename(dir), dir }));
 if (sets.length === 0) sets.push({ name: 'dev set (where the threshold was calibrated)', dir: DEV_DIR });
 const embeddings = args.includes('--embeddings=off') ? 'off' : 'local';
