@@ -5,7 +5,8 @@
 // service first on the same catalogue and queries: before/after in one run; PostgreSQL only).
 // Quality on other labelled sets (a folder with catalogue.json and queries.json, as ../shared/discovery/dev):
 // --catalogue=<dir> (repeatable) or --unseen (every folder of bench/unseen: catalogues written blind,
-// `npm run eval:unseen`), --quality-only (skip the scale pass), --embeddings=off (words alone), -v (misses).
+// `npm run eval:unseen`), --quality-only (skip the scale pass), --embeddings=off (words alone), -v (the
+// answerable queries below EVAL_MISS_BELOW, default 0.5).
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -117,7 +118,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
       }
       if (flagged) answerableFlagged++;
       const ndcg = ndcgAt(ranked, q.relevant);
-      if (ndcg < 0.5) misses.push(`  ${q.id} ${fmt(ndcg)} "${q.query}" → ${ranked.slice(0, 3).join(', ')}`);
+      if (ndcg < Number(process.env.EVAL_MISS_BELOW ?? 0.5)) misses.push(`  ${q.id} ${fmt(ndcg)} "${q.query}" → ${ranked.slice(0, 3).join(', ')}`);
       const allowed = (i: number) =>
         passesFilters(endpoints[i] as IndexedEndpoint, NO_CALLS_QUALITY, devFilters(q.filters));
       sums.bm25 += ndcgAt(bm25(q.query, allowed).map(keyOf), q.relevant);
@@ -136,7 +137,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
     console.log(`  recall@10 ${fmt(sums.recall / n, 4)}`);
     console.log(`  MRR       ${fmt(sums.mrr / n, 4)}`);
     if (verbose) {
-      console.log('answerable queries with nDCG@10 below 0.5:');
+      console.log(`answerable queries with nDCG@10 below ${process.env.EVAL_MISS_BELOW ?? 0.5}:`);
       for (const line of misses) console.log(line);
     }
     console.log('no-answer queries (their top relevance_score should be low):');
