@@ -4,10 +4,10 @@
 // 10 endpoints each), --scale-only (skip the quality pass), --baseline=/work/main (measure that checkout's
 // service first on the same catalogue and queries: before/after in one run; PostgreSQL only).
 // Quality on other labelled sets (a folder with catalogue.json and queries.json, as ../shared/discovery/dev):
-// --catalogue=<dir> (repeatable) or --unseen (every folder of bench/unseen: catalogues written blind,
-// `npm run eval:unseen`), --quality-only (skip the scale pass), --embeddings=off (words alone), -v (the
-// answerable queries below EVAL_MISS_BELOW, default 0.5).
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+// --catalogue=<dir> (repeatable) or --unseen (every folder of bench/unseen, catalogues written blind, but
+// those holding a SEALED file: `npm run eval:unseen`), --quality-only (skip the scale pass),
+// --embeddings=off (words alone), -v (the answerable queries below EVAL_MISS_BELOW, default 0.5).
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -118,7 +118,8 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
       }
       if (flagged) answerableFlagged++;
       const ndcg = ndcgAt(ranked, q.relevant);
-      if (ndcg < Number(process.env.EVAL_MISS_BELOW ?? 0.5)) misses.push(`  ${q.id} ${fmt(ndcg)} "${q.query}" → ${ranked.slice(0, 3).join(', ')}`);
+      if (ndcg < Number(process.env.EVAL_MISS_BELOW ?? 0.5))
+        misses.push(`  ${q.id} ${fmt(ndcg)} "${q.query}" → ${ranked.slice(0, 3).join(', ')}`);
       const allowed = (i: number) =>
         passesFilters(endpoints[i] as IndexedEndpoint, NO_CALLS_QUALITY, devFilters(q.filters));
       sums.bm25 += ndcgAt(bm25(q.query, allowed).map(keyOf), q.relevant);
@@ -169,12 +170,20 @@ const sizes = sizesArg
 const baseline = args.find((a) => a.startsWith('--baseline='))?.slice('--baseline='.length);
 const verbose = args.includes('-v');
 const unseenDir = path.join(import.meta.dirname, 'unseen');
+/** A catalogue kept unread for the next decision rule: `--unseen` leaves it out (name it with --catalogue). */
+const isSealed = (dir: string) => {
+  const sealed = existsSync(path.join(dir, 'SEALED'));
+  if (sealed)
+    console.log(`${path.basename(dir)}: sealed (bench/unseen/${path.basename(dir)}/SEALED), not run`);
+  return sealed;
+};
 const sets: LabelledSet[] = [
   ...args.filter((a) => a.startsWith('--catalogue=')).map((a) => a.slice('--catalogue='.length)),
   ...(args.includes('--unseen')
     ? readdirSync(unseenDir, { withFileTypes: true })
         .filter((entry) => entry.isDirectory())
         .map((entry) => path.join(unseenDir, entry.name))
+        .filter((dir) => !isSealed(dir))
     : []),
 ].map((dir) => ({ name: path.basename(dir), dir }));
 if (sets.length === 0) sets.push({ name: 'dev set (where the threshold was calibrated)', dir: DEV_DIR });
