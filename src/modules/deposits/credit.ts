@@ -3,7 +3,7 @@
 // transaction) and the trust-tier counter. A log already in chain_transfers (credited before, by a
 // submission or the watcher, or recorded as our own x402 settlement) rolls everything back: credited once.
 import { sql } from 'drizzle-orm';
-import { one, rows, type Tx } from '../../db/index.js';
+import { one, type Tx } from '../../db/index.js';
 import type { AppDeps } from '../../deps.js';
 import { newId } from '../../lib/ids.js';
 import { countSuccessfulPayment, postEntry } from '../ledger/index.js';
