@@ -60,6 +60,15 @@ describe('acceptedKinds', () => {
       ...acceptedKinds(indexedEndpoint('e', { parameters: params('address', 'Street address') })),
     ]).toEqual([]);
   });
+  it('splits identifiers as the index does: camelCase and snake_case names carry their words', () => {
+    const kindsOf = (name: string) => [
+      ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, '') })),
+    ];
+    expect(kindsOf('walletAddress')).toEqual(['account']);
+    expect(kindsOf('clientIp')).toEqual(['ip']);
+    expect(kindsOf('tx_hash')).toEqual(['transaction']);
+    expect(kindsOf('recipient')).toEqual([]);
+  });
 });
 
 describe('valueKindOrder', () => {

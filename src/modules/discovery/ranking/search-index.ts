@@ -23,7 +23,7 @@ import {
   updateLexical,
 } from './lexical.js';
 import { RowBounds } from './row-bounds.js';
-import { contentWords, stem } from './text.js';
+import { contentWords, splitName, stem } from './text.js';
 import type { IndexedEndpoint } from './types.js';
 import { normalise, type WordVectors } from './vectors.js';
 
@@ -143,11 +143,6 @@ export interface QueryScratch {
   partial: Float64Array;
   scoredAt: Int32Array;
   scoredRelevance: Float64Array;
-}
-
-/** "CloudVane" -> "Cloud Vane", "ip_intel-v2" -> "ip intel v2": names carry words too. */
-function splitName(text: string): string {
-  return text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_./]+/g, ' ');
 }
 
 function fieldTexts(e: IndexedEndpoint): Record<FieldName, string> {

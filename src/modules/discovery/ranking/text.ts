@@ -27,6 +27,12 @@ export function words(text: string): string[] {
   return tokens;
 }
 
+/** "CloudVane" -> "Cloud Vane", "ip_intel-v2" -> "ip intel v2", "walletAddress" -> "wallet Address": names
+ *  and identifiers carry words too. */
+export function splitName(text: string): string {
+  return text.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[-_./]+/g, ' ');
+}
+
 export function isStopWord(word: string): boolean {
   return STOP_WORDS.has(word);
 }

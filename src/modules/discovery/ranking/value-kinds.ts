@@ -5,6 +5,7 @@
 // The match moves the order of the hits a little (`valueKindOrder`), never their relevance: it says which
 // of the matches can take what the caller holds, not how well the best one answers.
 import type { OrderedHits } from './late-interaction.js';
+import { splitName } from './text.js';
 import type { IndexedEndpoint } from './types.js';
 
 export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction';
@@ -57,7 +58,8 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
   if (!kinds) {
     const words = new Set<string>();
     for (const [name, spec] of Object.entries(e.parameters))
-      for (const w of `${name} ${spec.description ?? ''}`.toLowerCase().split(/[^a-z0-9-]+|_/)) words.add(w);
+      for (const w of `${splitName(name)} ${spec.description ?? ''}`.toLowerCase().split(/[^a-z0-9-]+|_/))
+        words.add(w);
     const found = new Set<ValueKind>();
     for (const [kind, markers] of Object.entries(PARAMETER_WORDS) as [ValueKind, string[]][])
       if (markers.some((m) => words.has(m))) found.add(kind);
