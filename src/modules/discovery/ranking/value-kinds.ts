@@ -8,7 +8,9 @@ import type { OrderedHits } from './late-interaction.js';
 import { splitName } from './text.js';
 import type { IndexedEndpoint } from './types.js';
 
-export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction';
+export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction' | SpanningKind;
+/** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
+type SpanningKind = 'phone' | 'amount';
 
 /** File names look like domains (receipt.jpg, next.js); their endings are not top-level domains here. */
 const FILE_ENDINGS = new Set(
@@ -30,6 +32,24 @@ export function valueKindOf(token: string): ValueKind | undefined {
   return undefined;
 }
 
+const CURRENCY_CODES =
+  'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
+const CURRENCY_WORDS = 'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|won|kronor|kroner|zloty';
+/** Candidate kinds (thirteenth round): a phone number, and an amount of money or tokens. */
+const SPANNING: Array<[SpanningKind, RegExp]> = [
+  ['phone', /(?:^|[\s(:,])(?:\+\d[\d\s().-]{6,}\d|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4})(?=$|[\s),.;:?!'"’])/u],
+  [
+    'amount',
+    new RegExp(
+      `[$€£¥₹]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:${CURRENCY_CODES})\\b|\\b\\d[\\d,.]*\\s+(?:\\p{L}+\\s+)?(?:${CURRENCY_WORDS})\\b`,
+      'iu',
+    ),
+  ],
+];
+
+/** Whether `valueKindsOf` reads the spanning kinds (a candidate, off in the service until a rule ships it). */
+export const VALUE_KIND_OPTIONS = { spanning: false };
+
 /** The distinct kinds of the values in a query, in the order they first appear. */
 export function valueKindsOf(query: string): ValueKind[] {
   const kinds = new Set<ValueKind>();
@@ -37,6 +57,7 @@ export function valueKindsOf(query: string): ValueKind[] {
     const kind = valueKindOf(token);
     if (kind) kinds.add(kind);
   }
+  if (VALUE_KIND_OPTIONS.spanning) for (const [kind, form] of SPANNING) if (form.test(query)) kinds.add(kind);
   return [...kinds];
 }
 
@@ -48,6 +69,8 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   domain: ['domain', 'hostname', 'host'],
   account: ['0x', 'wallet', 'contract'],
   transaction: ['tx', 'txid', 'hash', 'transaction'],
+  phone: ['phone', 'msisdn', 'mobile', 'e.164'],
+  amount: ['amount', 'qty', 'quantity'],
 };
 
 const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
@@ -56,13 +79,16 @@ const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
 export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
   let kinds = accepted.get(e);
   if (!kinds) {
-    const words = new Set<string>();
-    for (const [name, spec] of Object.entries(e.parameters))
-      for (const w of `${splitName(name)} ${spec.description ?? ''}`.toLowerCase().split(/[^a-z0-9-]+|_/))
-        words.add(w);
+    const text = Object.entries(e.parameters)
+      .map(([name, spec]) => `${splitName(name)} ${spec.description ?? ''}`)
+      .join(' ')
+      .toLowerCase();
+    const words = new Set(text.split(/[^a-z0-9-]+|_/));
+    // A marker with a dot ("e.164") is looked for in the text, the others among its words.
+    const says = (marker: string) => (marker.includes('.') ? text.includes(marker) : words.has(marker));
     const found = new Set<ValueKind>();
     for (const [kind, markers] of Object.entries(PARAMETER_WORDS) as [ValueKind, string[]][])
-      if (markers.some((m) => words.has(m))) found.add(kind);
+      if (markers.some(says)) found.add(kind);
     // A bare domain is also what a URL parameter takes (example.com is a page).
     if (found.has('url')) found.add('domain');
     kinds = found;
