@@ -41,7 +41,6 @@ import {
 import { withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import {
-  VALUE_KIND_OPTIONS,
   VALUE_KIND_WEIGHT,
   type ValueKind,
   valueKindOf,
@@ -209,8 +208,6 @@ const allowedFor = (q: DevQuery, ix = index) => {
 /** Weight of the value-kind order (ranking/value-kinds.ts) the rankers below apply: the service's, or 0
  *  with `--no-value-kinds` (as ranked before the twelfth round). */
 const valueKinds = { weight: process.argv.includes('--no-value-kinds') ? 0 : VALUE_KIND_WEIGHT };
-// `--more-kinds` (thirteenth round, candidate): phone numbers and amounts of money or tokens as value kinds.
-VALUE_KIND_OPTIONS.spanning = process.argv.includes('--more-kinds');
 /** Hits in the order the service gives them: their order score, moved by the value kinds of the query. */
 function served<H extends { index: number; relevance: number; order?: number }>(
   ix: SearchIndex,

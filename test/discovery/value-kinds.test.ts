@@ -26,16 +26,32 @@ describe('valueKindsOf', () => {
     ]);
   });
 
-  it('finds none in words, names, amounts, dates and file names', () => {
+  it('finds none in words, names, plain numbers, dates, coordinates and file names', () => {
     for (const query of [
       'weather in St. Louis tomorrow',
       'U.S. gdp growth',
-      'convert 250.50 CHF to JPY on 2024-03-01',
+      'holidays between 2024-03-01 and 2024-03-15',
+      'nearest pharmacy to 40.7580,-73.9855',
+      'buy 10 shares of tsla',
+      'pm2.5 in delhi on 5 november 2023 at 3 pm',
       'text of whiteboard.jpg',
       'who owns vitalik.eth',
       'bundle it with next.js',
     ])
       expect(valueKindsOf(query), query).toEqual([]);
+  });
+
+  it('reads a phone number and an amount across tokens (the service reads the query in lower case)', () => {
+    const cases: Array<[string, string[]]> = [
+      ["text +44 7700 900123: 'your table is ready'", ['phone']],
+      ['text +447700900123, then check the code', ['phone']],
+      ['ring (415) 555-0100 and read this out', ['phone']],
+      ['how much usdc would i get for 2.5 eth on arbitrum', ['amount']],
+      ['how many japanese yen is 2,500 swiss francs worth today?', ['amount']],
+      ['convert 250.50 chf to jpy on 2024-03-01', ['amount']],
+      ['send $20 to bob@acme.com', ['email', 'amount']],
+    ];
+    for (const [query, kinds] of cases) expect(valueKindsOf(query), query).toEqual(kinds);
   });
 });
 
@@ -68,6 +84,16 @@ describe('acceptedKinds', () => {
     expect(kindsOf('clientIp')).toEqual(['ip']);
     expect(kindsOf('tx_hash')).toEqual(['transaction']);
     expect(kindsOf('recipient')).toEqual([]);
+  });
+  it('knows the parameters that take a phone number or an amount', () => {
+    const kindsOf = (name: string, description: string) => [
+      ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
+    ];
+    expect(kindsOf('to', 'Recipient number in E.164 format')).toEqual(['phone']);
+    expect(kindsOf('msisdn', '')).toEqual(['phone']);
+    expect(kindsOf('amountIn', 'Tokens to sell')).toEqual(['amount']);
+    expect(kindsOf('qty', '')).toEqual(['amount']);
+    expect(kindsOf('count', 'How many results')).toEqual([]);
   });
 });
 
@@ -126,6 +152,25 @@ describe('POST /v1/discover with a value in the query', () => {
         },
       ],
     });
+    await createProvider(t, {
+      id: 'pooldesk',
+      category: 'blockchain',
+      endpoints: [
+        {
+          slug: 'rate',
+          description: 'Exchange rate of a token pair on a decentralised exchange pool, with its liquidity.',
+          parameters: { pair: { type: 'string', required: true, description: 'Token pair, e.g. ETH/USDC' } },
+        },
+        {
+          slug: 'trade',
+          description: 'Exchange rate of a token pair on a decentralised exchange pool for a trade.',
+          parameters: {
+            pair: { type: 'string', required: true, description: 'Token pair' },
+            amountIn: { type: 'number', required: true, description: 'Tokens sold' },
+          },
+        },
+      ],
+    });
   });
   afterAll(async () => {
     await t.close();
@@ -141,5 +186,12 @@ describe('POST /v1/discover with a value in the query', () => {
     expect(keysOf(byIp).slice(0, 2)).toEqual(['hostwatch/lookup', 'hostwatch/check']);
     const byDomain = await discoverOk(t, { query: 'is spamhaus-test.org a known spam source?' });
     expect(keysOf(byDomain).slice(0, 2)).toEqual(['hostwatch/check', 'hostwatch/lookup']);
+  });
+
+  it('reads an amount as a value: the endpoint that takes one comes first', async () => {
+    const byWords = await discoverOk(t, { query: 'exchange rate of the eth usdc pool and its liquidity' });
+    expect(keysOf(byWords).slice(0, 2)).toEqual(['pooldesk/rate', 'pooldesk/trade']);
+    const byAmount = await discoverOk(t, { query: 'exchange rate of the eth usdc pool for 2.5 eth' });
+    expect(keysOf(byAmount).slice(0, 2)).toEqual(['pooldesk/trade', 'pooldesk/rate']);
   });
 });

@@ -1,7 +1,8 @@
 // Values in a query whose form says what they are — an IP address, an e-mail address, a URL, a domain, a
-// 0x account, a transaction hash — and the endpoints whose parameters take such a value. The value itself
-// is in no endpoint's text, so the words cannot use it; but "a card payment came from 45.133.1.22 — an
-// anonymising service?" is asked of an endpoint that takes an IP address, whatever either calls it.
+// 0x account, a transaction hash, a phone number, an amount of money or tokens — and the endpoints whose
+// parameters take such a value. The value itself is in no endpoint's text, so the words cannot use it; but
+// "a card payment came from 45.133.1.22 — an anonymising service?" is asked of an endpoint that takes an
+// IP address, and "how much USDC for 2.5 ETH?" of one that takes an amount, whatever either calls it.
 // The match moves the order of the hits a little (`valueKindOrder`), never their relevance: it says which
 // of the matches can take what the caller holds, not how well the best one answers.
 import type { OrderedHits } from './late-interaction.js';
@@ -34,8 +35,10 @@ export function valueKindOf(token: string): ValueKind | undefined {
 
 const CURRENCY_CODES =
   'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
-const CURRENCY_WORDS = 'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|won|kronor|kroner|zloty';
-/** Candidate kinds (thirteenth round): a phone number, and an amount of money or tokens. */
+const CURRENCY_WORDS =
+  'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|won|kronor|kroner|zloty';
+/** A phone number, and an amount of money or tokens (a number before an ISO currency code, a common
+ *  token ticker or a currency word, or after a currency sign); thirteenth round. */
 const SPANNING: Array<[SpanningKind, RegExp]> = [
   ['phone', /(?:^|[\s(:,])(?:\+\d[\d\s().-]{6,}\d|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4})(?=$|[\s),.;:?!'"’])/u],
   [
@@ -47,9 +50,6 @@ const SPANNING: Array<[SpanningKind, RegExp]> = [
   ],
 ];
 
-/** Whether `valueKindsOf` reads the spanning kinds (a candidate, off in the service until a rule ships it). */
-export const VALUE_KIND_OPTIONS = { spanning: false };
-
 /** The distinct kinds of the values in a query, in the order they first appear. */
 export function valueKindsOf(query: string): ValueKind[] {
   const kinds = new Set<ValueKind>();
@@ -57,7 +57,7 @@ export function valueKindsOf(query: string): ValueKind[] {
     const kind = valueKindOf(token);
     if (kind) kinds.add(kind);
   }
-  if (VALUE_KIND_OPTIONS.spanning) for (const [kind, form] of SPANNING) if (form.test(query)) kinds.add(kind);
+  for (const [kind, form] of SPANNING) if (form.test(query)) kinds.add(kind);
   return [...kinds];
 }
 
