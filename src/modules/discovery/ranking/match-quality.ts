@@ -23,6 +23,11 @@ export interface MatchEvidence {
    * stop word ("how", "is", "what"), a value, or nothing to judge.
    */
   lead: number;
+  /**
+   * Whether the query asks for an action with a side effect ("place a market order", "mint an NFT",
+   * "point the A record at …") and the endpoint is read-only (GET): it can report, not act.
+   */
+  readOnlyForAction: boolean;
 }
 
 function contains(entry: VocabEntry, doc: number): boolean {
@@ -59,6 +64,26 @@ const REQUEST_WORDS = new Set([
   'kindly',
   'hey',
 ]);
+
+/** Verbs whose imperative asks for a change in the world (an order, a booking, a record); general English. */
+const ACTION_VERBS = new Set(
+  'book reserve order buy purchase sell pay place mint register create delete remove cancel submit transfer publish deploy subscribe unsubscribe schedule set update point add upload bid stake withdraw deposit file apply renew rent hire post send'.split(
+    ' ',
+  ),
+);
+/** Where a request's verb stands: first in a sentence, or after "please", "can you", "I need to", "help me". */
+const REQUEST_VERB = [
+  /(?:^|[.!?]\s+)(?:please\s+)?([a-z]+)/g,
+  /\b(?:can|could|would) you (?:please )?([a-z]+)/g,
+  /\b(?:i|we) (?:need|want|'d like|would like) to ([a-z]+)/g,
+  /\bhelp me ([a-z]+)/g,
+];
+
+/** Whether the query asks for an action with a side effect (an imperative of `ACTION_VERBS`). */
+export function asksForAction(query: string): boolean {
+  const text = query.toLowerCase();
+  return REQUEST_VERB.some((form) => [...text.matchAll(form)].some((m) => ACTION_VERBS.has(m[1] as string)));
+}
 
 /** Evidence that endpoint `doc` answers `query`: per query word, the best credit the endpoint gives it. */
 export function matchEvidence(index: SearchIndex, query: string, doc: number): MatchEvidence {
@@ -98,7 +123,17 @@ export function matchEvidence(index: SearchIndex, query: string, doc: number): M
       for (let d = 0; d < dims; d++) qv[d] = (qv[d] as number) + w.weight * (w.vector[d] as number);
   }
   const total = credits.reduce((s, c) => s + c.weight, 0);
-  if (total <= 0) return { coverage: 0, uncovered: 1, looseCoverage: 0, meaning: 0, unknown: 1, lead: 0 };
+  const readOnlyForAction = index.endpoints[doc]?.method === 'GET' && asksForAction(query);
+  if (total <= 0)
+    return {
+      coverage: 0,
+      uncovered: 1,
+      looseCoverage: 0,
+      meaning: 0,
+      unknown: 1,
+      lead: 0,
+      readOnlyForAction,
+    };
   let covered = 0;
   let unknown = 0;
   let looseCovered = 0;
@@ -123,6 +158,7 @@ export function matchEvidence(index: SearchIndex, query: string, doc: number): M
     meaning,
     unknown: unknown / total,
     lead,
+    readOnlyForAction,
   };
 }
 
@@ -134,6 +170,13 @@ export function matchEvidence(index: SearchIndex, query: string, doc: number): M
 export const LEAD_FLOOR = 0.4;
 
 /**
+ * A query asking for an action with a side effect, answered first by a read-only (GET) endpoint, keeps
+ * this share of its strength: the endpoint can look things up, not do what was asked ("book me a seat"
+ * answered by a departures board). Thirteenth round, docs/discovery-history.md.
+ */
+export const READ_ONLY_FOR_ACTION = 0.35;
+
+/**
  * Strength of the best match in [0, 1]: the geometric mean of its relevance and of how much of what the
  * query asks for it covers, scaled down when the word the query starts with is an ask it does not cover.
  * Either of the first two alone separates "nothing fits" from "this fits" worse
@@ -141,7 +184,8 @@ export const LEAD_FLOOR = 0.4;
  */
 export function matchStrength(relevance: number, evidence: MatchEvidence): number {
   const lead = LEAD_FLOOR + (1 - LEAD_FLOOR) * evidence.lead;
-  return Math.sqrt(Math.max(0, relevance) * evidence.coverage) * lead;
+  const action = evidence.readOnlyForAction ? READ_ONLY_FOR_ACTION : 1;
+  return Math.sqrt(Math.max(0, relevance) * evidence.coverage) * lead * action;
 }
 
 /**
