@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  asksForAction,
   LEAD_FLOOR,
   matchEvidence,
   matchStrength,
+  READ_ONLY_FOR_ACTION,
   WEAK_MATCH_BELOW,
 } from '../../src/modules/discovery/ranking/match-quality.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
@@ -129,6 +131,57 @@ describe('the ask a query starts with', () => {
     expect(matchEvidence(index, 'LEMD flight conditions', 0).lead).toBe(1);
     // Nor is a request for information that any endpoint answers, though this one never says "find".
     expect(matchEvidence(index, 'find the visibility at Madrid airport', 0).lead).toBe(1);
+  });
+});
+
+describe('an action asked of a read-only endpoint', () => {
+  const requests = [
+    'Book me a seat on LH401',
+    'Could you please order a pizza to room 412',
+    'I need to register brightloaf.com for two years',
+    'Point the A record of shop.example.com at 203.0.113.7',
+    'The weather is fine. Place a market order for 10 TSLA',
+  ];
+  const questions = [
+    'how much USDC would I get if I swapped 5 WETH',
+    'which seats are free on LH401',
+    'find a post office near me',
+  ];
+
+  it('tells a request for an action from a question, wherever the request verb stands', () => {
+    expect(requests.filter((query) => !asksForAction(query))).toEqual([]);
+    expect(questions.filter(asksForAction)).toEqual([]);
+  });
+
+  it('keeps a share of the strength when the first result can only look things up (GET)', async () => {
+    // Two providers alike but for the method of their one endpoint.
+    for (const [id, method] of [
+      ['seatsa', 'GET'],
+      ['seatsb', 'POST'],
+    ] as const)
+      await createProvider(t, {
+        id,
+        category: 'data_intelligence',
+        endpoints: [
+          {
+            slug: 'seat-map',
+            method,
+            description: 'Seat map of a flight: which seats are free to book, by cabin and row.',
+            parameters: { flight: { type: 'string', required: true, description: 'Flight number' } },
+          },
+        ],
+      });
+    const strength = async (query: string, method: string) =>
+      (await discoverOk(t, { query, filters: { method } })).meta as Meta;
+    const asked = 'book a seat on flight LH401';
+    const [read, act] = [await strength(asked, 'GET'), await strength(asked, 'POST')];
+    expect(act.match_strength).toBeGreaterThan(0.2);
+    expect(read.match_strength).toBeCloseTo((act.match_strength as number) * READ_ONLY_FOR_ACTION, 3);
+    // A question is answered as well by either: nothing is asked to happen.
+    const question = 'which seats are free on flight LH401';
+    expect((await strength(question, 'GET')).match_strength).toBe(
+      (await strength(question, 'POST')).match_strength,
+    );
   });
 });
 
