@@ -7,7 +7,9 @@
 // --catalogue=<dir> (repeatable) or --unseen (every folder of bench/unseen, catalogues written blind, but
 // those holding a SEALED file: `npm run eval:unseen`), --quality-only (skip the scale pass),
 // --embeddings=off (words alone), -v (the answerable queries below EVAL_MISS_BELOW, default 0.5).
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+// EVAL_DUMP=<file> appends one JSON line per query (set, id, query, flagged, strength, first ten results,
+// nDCG@10): two trees' dumps compare query by query.
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -107,6 +109,20 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
       });
       const ranked = body.results.map((r) => `${r.provider_id}/${r.endpoint_slug}`);
       const flagged = body.meta.match_quality !== 'good';
+      if (process.env.EVAL_DUMP)
+        appendFileSync(
+          process.env.EVAL_DUMP,
+          `${JSON.stringify({
+            set: set.name,
+            id: q.id,
+            query: q.query,
+            answerable: Object.keys(q.relevant).length > 0,
+            flagged,
+            strength: body.meta.match_strength ?? 0,
+            ranked: ranked.slice(0, 10),
+            ndcg: Object.keys(q.relevant).length > 0 ? ndcgAt(ranked, q.relevant) : null,
+          })}\n`,
+        );
       if (Object.keys(q.relevant).length === 0) {
         const top = body.results[0];
         if (flagged) noAnswerFlagged++;

@@ -26,14 +26,15 @@ describe('valueKindsOf', () => {
     ]);
   });
 
-  it('finds none in words, names, plain numbers, dates, coordinates and file names', () => {
+  it('finds none in words, names, plain numbers, times of day, coordinates and file names', () => {
     for (const query of [
       'weather in St. Louis tomorrow',
       'U.S. gdp growth',
-      'holidays between 2024-03-01 and 2024-03-15',
       'nearest pharmacy to 40.7580,-73.9855',
       'buy 10 shares of tsla',
-      'pm2.5 in delhi on 5 november 2023 at 3 pm',
+      'pm2.5 in delhi at 3 pm today',
+      'remind them at 9:30 tomorrow',
+      'version 1.2.3 of the sdk',
       'text of whiteboard.jpg',
       'who owns vitalik.eth',
       'bundle it with next.js',
@@ -48,10 +49,25 @@ describe('valueKindsOf', () => {
       ['ring (415) 555-0100 and read this out', ['phone']],
       ['how much usdc would i get for 2.5 eth on arbitrum', ['amount']],
       ['how many japanese yen is 2,500 swiss francs worth today?', ['amount']],
-      ['convert 250.50 chf to jpy on 2024-03-01', ['amount']],
+      ['convert 250.50 chf to jpy', ['amount']],
       ['send $20 to bob@acme.com', ['email', 'amount']],
     ];
     for (const [query, kinds] of cases) expect(valueKindsOf(query), query).toEqual(kinds);
+  });
+
+  it('reads a calendar date in the forms people write one (fourteenth round)', () => {
+    for (const query of [
+      'holidays between 2024-03-01 and 2024-03-15',
+      'pm2.5 in delhi on 5 november 2023 at 3 pm',
+      'eur/jpy fixing for 28.02.2023',
+      'was it raining in chicago on 3/14/23',
+      'high temperature in chicago on july 13, 1995',
+      'eth price 10 nov 2021',
+      'the 14th of march',
+      'historical rainfall munich july 2019',
+    ])
+      expect(valueKindsOf(query), query).toEqual(['date']);
+    expect(valueKindsOf('convert 250.50 chf to jpy on 2024-03-01')).toEqual(['amount', 'date']);
   });
 });
 
@@ -94,6 +110,16 @@ describe('acceptedKinds', () => {
     expect(kindsOf('amountIn', 'Tokens to sell')).toEqual(['amount']);
     expect(kindsOf('qty', '')).toEqual(['amount']);
     expect(kindsOf('count', 'How many results')).toEqual([]);
+  });
+  it('knows the parameters that take a date, and that a time zone is not one', () => {
+    const kindsOf = (name: string, description: string) => [
+      ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
+    ];
+    expect(kindsOf('observationDate', 'Past day, YYYY-MM-DD')).toEqual(['date']);
+    expect(kindsOf('from', 'Start of the range, ISO 8601')).toEqual(['date']);
+    expect(kindsOf('ts', 'Unix timestamp')).toEqual(['date']);
+    expect(kindsOf('tz', 'IANA time zone, e.g. Europe/Berlin')).toEqual([]);
+    expect(kindsOf('days', 'Number of forecast days')).toEqual([]);
   });
 });
 
@@ -193,5 +219,42 @@ describe('POST /v1/discover with a value in the query', () => {
     expect(keysOf(byWords).slice(0, 2)).toEqual(['pooldesk/rate', 'pooldesk/trade']);
     const byAmount = await discoverOk(t, { query: 'exchange rate of the eth usdc pool for 2.5 eth' });
     expect(keysOf(byAmount).slice(0, 2)).toEqual(['pooldesk/trade', 'pooldesk/rate']);
+  });
+});
+
+describe('POST /v1/discover with a date in the query', () => {
+  let t: TestApp;
+  // Two endpoints described alike, the one for now a little closer to the query's words.
+  beforeAll(async () => {
+    t = await createTestApp({ env: DISCOVERY_TEST_ENV });
+    await createProvider(t, {
+      id: 'rainlog',
+      category: 'data_intelligence',
+      endpoints: [
+        {
+          slug: 'now',
+          description: 'How much rain fell in a city: the rainfall total.',
+          parameters: { city: { type: 'string', required: true, description: 'City name' } },
+        },
+        {
+          slug: 'day',
+          description: 'Rain in a city over one day, with the rainfall total and its intensity.',
+          parameters: {
+            city: { type: 'string', required: true, description: 'City name' },
+            day: { type: 'string', required: true, description: 'Date, YYYY-MM-DD' },
+          },
+        },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('reads a date as a value: the endpoint that takes one comes first', async () => {
+    const byWords = await discoverOk(t, { query: 'how much rain fell in seattle' });
+    expect(keysOf(byWords).slice(0, 2)).toEqual(['rainlog/now', 'rainlog/day']);
+    const byDate = await discoverOk(t, { query: 'how much rain fell in seattle on 4 november 2023' });
+    expect(keysOf(byDate).slice(0, 2)).toEqual(['rainlog/day', 'rainlog/now']);
   });
 });

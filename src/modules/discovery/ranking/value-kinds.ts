@@ -1,8 +1,9 @@
 // Values in a query whose form says what they are — an IP address, an e-mail address, a URL, a domain, a
-// 0x account, a transaction hash, a phone number, an amount of money or tokens — and the endpoints whose
+// 0x account, a transaction hash, a phone number, an amount of money or tokens, a calendar date — and the endpoints whose
 // parameters take such a value. The value itself is in no endpoint's text, so the words cannot use it; but
 // "a card payment came from 45.133.1.22 — an anonymising service?" is asked of an endpoint that takes an
-// IP address, and "how much USDC for 2.5 ETH?" of one that takes an amount, whatever either calls it.
+// IP address, "how much USDC for 2.5 ETH?" of one that takes an amount, and "rain in Seattle on 4 November
+// 2023" of one that takes a date (not the one for now), whatever each calls it.
 // The match moves the order of the hits a little (`valueKindOrder`), never their relevance: it says which
 // of the matches can take what the caller holds, not how well the best one answers.
 import type { OrderedHits } from './late-interaction.js';
@@ -11,7 +12,7 @@ import type { IndexedEndpoint } from './types.js';
 
 export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction' | SpanningKind;
 /** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
-type SpanningKind = 'phone' | 'amount';
+type SpanningKind = 'phone' | 'amount' | 'date';
 
 /** File names look like domains (receipt.jpg, next.js); their endings are not top-level domains here. */
 const FILE_ENDINGS = new Set(
@@ -33,12 +34,15 @@ export function valueKindOf(token: string): ValueKind | undefined {
   return undefined;
 }
 
+/** A month's name or its abbreviation; "may" too ("may 2 users" would read as a date, rarely written). */
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const CURRENCY_CODES =
   'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
 const CURRENCY_WORDS =
   'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|won|kronor|kroner|zloty';
 /** A phone number, and an amount of money or tokens (a number before an ISO currency code, a common
- *  token ticker or a currency word, or after a currency sign); thirteenth round. */
+ *  token ticker or a currency word, or after a currency sign); thirteenth round. A date; fourteenth. */
 const SPANNING: Array<[SpanningKind, RegExp]> = [
   ['phone', /(?:^|[\s(:,])(?:\+\d[\d\s().-]{6,}\d|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4})(?=$|[\s),.;:?!'"’])/u],
   [
@@ -46,6 +50,23 @@ const SPANNING: Array<[SpanningKind, RegExp]> = [
     new RegExp(
       `[$€£¥₹]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:${CURRENCY_CODES})\\b|\\b\\d[\\d,.]*\\s+(?:\\p{L}+\\s+)?(?:${CURRENCY_WORDS})\\b`,
       'iu',
+    ),
+  ],
+  // A calendar date (fourteenth round): 2024-03-01, 28.02.2023 or 3/14/24, 3 March or 14th of Nov, March 14
+  // or Nov 10th, July 2019. A clock time alone ("6am", "9:00") is not one: it moved forecasts and
+  // scheduled sends the wrong way more often than not. No `u` flag: with it the expression cost as much as
+  // every other kind together.
+  [
+    'date',
+    new RegExp(
+      [
+        '\\b\\d{4}-\\d{2}-\\d{2}\\b',
+        '\\b\\d{1,2}[./]\\d{1,2}[./](?:\\d{4}|\\d{2})\\b',
+        `\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}\\b`,
+        `\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?\\b(?![\\d:])`,
+        `\\b${MONTH}\\s+\\d{4}\\b`,
+      ].join('|'),
+      'i',
     ),
   ],
 ];
@@ -71,6 +92,7 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   transaction: ['tx', 'txid', 'hash', 'transaction'],
   phone: ['phone', 'msisdn', 'mobile', 'e.164'],
   amount: ['amount', 'qty', 'quantity'],
+  date: ['date', 'dates', 'datetime', 'timestamp', 'time', 'since', '8601'],
 };
 
 const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
@@ -82,7 +104,9 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
     const text = Object.entries(e.parameters)
       .map(([name, spec]) => `${splitName(name)} ${spec.description ?? ''}`)
       .join(' ')
-      .toLowerCase();
+      .toLowerCase()
+      // A time zone is where a time is read, not a time.
+      .replace(/time[\s-]?zones?/g, 'zone');
     const words = new Set(text.split(/[^a-z0-9-]+|_/));
     // A marker with a dot ("e.164") is looked for in the text, the others among its words.
     const says = (marker: string) => (marker.includes('.') ? text.includes(marker) : words.has(marker));
