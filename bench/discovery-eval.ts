@@ -38,7 +38,7 @@ import {
   LEXICAL_BOOSTS,
   type SearchIndex,
 } from '../src/modules/discovery/ranking/search-index.js';
-import { withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
+import { queryAsRead, withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import {
   VALUE_KIND_WEIGHT,
@@ -101,7 +101,7 @@ const withoutPurpose = (query: string): string => {
   const asked = query.replace(PURPOSE, '').replace(/\s+/g, ' ').trim();
   return /[\p{L}\p{N}]/u.test(asked) ? asked : query;
 };
-/** Each query as the service reads it: without its quoted payloads (ranking/text.ts), unless `--keep-quotes`. */
+/** Each query as the service reads it (`queryAsRead`, ranking/text.ts), unless `--keep-quotes`. */
 const asRead = (queries: DevQuery[]): DevQuery[] =>
   process.argv.includes('--keep-quotes')
     ? queries
@@ -112,7 +112,7 @@ const asRead = (queries: DevQuery[]): DevQuery[] =>
           ? withValueKinds(withoutQuotedText(q.query))
           : process.argv.includes('--without-purpose')
             ? withoutPurpose(withoutQuotedText(q.query))
-            : withoutQuotedText(q.query),
+            : queryAsRead(q.query),
       }));
 /**
  * `--catalogue=<dir>`: another labelled catalogue (a folder as ../shared/discovery/dev; bench/unseen holds

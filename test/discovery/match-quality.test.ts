@@ -8,7 +8,7 @@ import {
   WEAK_MATCH_BELOW,
 } from '../../src/modules/discovery/ranking/match-quality.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
-import { valueWords, withoutQuotedText } from '../../src/modules/discovery/ranking/text.js';
+import { queryAsRead, valueWords, withoutQuotedText } from '../../src/modules/discovery/ranking/text.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -25,6 +25,57 @@ afterAll(async () => {
 });
 
 type Meta = { match_quality?: string; match_strength?: number };
+
+describe('a channel named as the verb ("text +1 …", "email bob@…", "ring him")', () => {
+  it('is read as a request to send (or to call), and only where a request verb stands before whom it goes to', () => {
+    expect(queryAsRead("Text +1 415 555 0123: 'Your table is ready'")).toBe('send sms Text +1 415 555 0123:');
+    expect(queryAsRead('email bob@example.com a password reset link')).toBe(
+      'send email email bob@example.com a password reset link',
+    );
+    expect(queryAsRead('My dad never reads texts. Ring him at 6pm')).toBe(
+      'My dad never reads texts. call Ring him at 6pm',
+    );
+    expect(queryAsRead('can you text all 80 members that the pool is closed')).toBe(
+      'can you send sms text all 80 members that the pool is closed',
+    );
+    for (const query of [
+      'text to speech api',
+      'text embeddings api',
+      'email deliverability check',
+      'email address for the CEO of nvidia.com',
+      'sms otp send and verify',
+      'phone number lookup',
+      'TXT records for a domain',
+      'remind +447700900123 by sms tomorrow',
+    ])
+      expect(queryAsRead(query), query).toBe(query);
+  });
+
+  it('ranks the sender above a lookup of the same number', async () => {
+    for (const [id, description] of [
+      ['linecheck', 'Validate a mobile phone number: whether it can receive text, its carrier and country.'],
+      ['smsgate', 'Send an SMS to a mobile phone number.'],
+    ] as const)
+      await createProvider(t, {
+        id,
+        category: 'communication',
+        endpoints: [
+          {
+            slug: 'number',
+            method: 'POST',
+            description,
+            tags: ['channelverb'],
+            parameters: { phone: { type: 'string', required: true, description: 'Phone number, E.164' } },
+          },
+        ],
+      });
+    const body = await discoverOk(t, {
+      query: "text +1 415 555 0123: 'your table for two is ready'",
+      filters: { tags: ['channelverb'] },
+    });
+    expect(keysOf(body)).toEqual(['smsgate/number', 'linecheck/number']);
+  });
+});
 
 describe('meta.match_quality', () => {
   it('is good when the first result does what was asked, names of places not counting against it', async () => {

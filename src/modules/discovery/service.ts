@@ -12,7 +12,7 @@ import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
 import { rankPage } from './ranking/page.js';
 import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
-import { withoutQuotedText } from './ranking/text.js';
+import { queryAsRead } from './ranking/text.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
 import { valueKindOrder, valueKindsOf } from './ranking/value-kinds.js';
 import { RankingTurns } from './ranking-turns.js';
@@ -293,8 +293,9 @@ export class DiscoveryService {
   async discover(req: DiscoverRequest): Promise<Discovered> {
     const firstSeen = await this.mirror.current(req.fresh);
     const quality = await this.refreshQuality(req.fresh);
-    // A quoted payload is what the caller wants processed, not what it asks for (text.ts).
-    const query = req.query === undefined ? undefined : withoutQuotedText(req.query);
+    // A quoted payload is what the caller wants processed, not what it asks for; "text +1 …" asks to send an
+    // SMS (text.ts, ranking step 0).
+    const query = req.query === undefined ? undefined : queryAsRead(req.query);
     const key = query === undefined ? undefined : normaliseQuery(query);
     // A query to rank waits for its turn (ranking-turns.ts); cached matches do not queue.
     if (key !== undefined && !this.cachedMatches(key, req.fresh)) await this.turns.take();

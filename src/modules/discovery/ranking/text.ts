@@ -88,3 +88,47 @@ export function withoutQuotedText(query: string): string {
   const asked = query.replace(QUOTED_SPAN, '$1 ').replace(/\s+/g, ' ').trim();
   return /[\p{L}\p{N}]/u.test(asked) ? asked : query;
 }
+
+/**
+ * A message named by its channel, as a verb: "text +1 415 555 0123 …", "email bob@acme.com …", "ring him
+ * at 6pm …" ask to send one (or to place a call), which the noun alone ("text", "email") does not say: it
+ * matches text analysis and e-mail verification as well. What each such verb asks for ("mail" is not one:
+ * "mail a paper letter" is post).
+ */
+const CHANNEL_VERBS: Record<string, string> = {
+  text: 'send sms',
+  txt: 'send sms',
+  sms: 'send sms',
+  email: 'send email',
+  'e-mail': 'send email',
+  fax: 'send fax',
+  ring: 'call',
+  phone: 'call',
+};
+/**
+ * The verb stands where a request's verb does (first in a sentence, after "please", "can you", …) and is
+ * followed by whom or what it goes to — a value (`+44…`, `(415)…`, `bob@…`) or a determiner or pronoun
+ * ("all 80 members", "a customer", "him") — so "text to speech", "email deliverability" and "sms otp"
+ * keep their nouns.
+ */
+const CHANNEL_REQUEST = new RegExp(
+  `(^|[.!?;]\\s+|\\b(?:please|can you|could you|would you)\\s+)(${Object.keys(CHANNEL_VERBS).join('|')})\\s+` +
+    '(?=[+(]?\\d|[^\\s@]+@|(?:a|an|the|all|every|each|everyone|everybody|my|our|your|his|her|their|him|them|me|us|this|these|those)\\b)',
+  'giu',
+);
+
+/** The query with a channel verb's request spelled out ("text +1 …" -> "send sms text +1 …"). */
+export function withChannelVerbsRead(query: string): string {
+  return query.replace(
+    CHANNEL_REQUEST,
+    (_m, lead: string, verb: string) => `${lead}${CHANNEL_VERBS[verb.toLowerCase()]} ${verb} `,
+  );
+}
+
+/**
+ * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads, and with
+ * a channel verb's request spelled out.
+ */
+export function queryAsRead(query: string): string {
+  return withChannelVerbsRead(withoutQuotedText(query));
+}
