@@ -38,7 +38,7 @@ import {
   LEXICAL_BOOSTS,
   type SearchIndex,
 } from '../src/modules/discovery/ranking/search-index.js';
-import { queryAsRead, withoutQuotedText } from '../src/modules/discovery/ranking/text.js';
+import { queryAsRead } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import {
   VALUE_KIND_WEIGHT,
@@ -109,9 +109,9 @@ const asRead = (queries: DevQuery[]): DevQuery[] =>
         ...q,
         written: q.query,
         query: process.argv.includes('--kind-words')
-          ? withValueKinds(withoutQuotedText(q.query))
+          ? withValueKinds(queryAsRead(q.query))
           : process.argv.includes('--without-purpose')
-            ? withoutPurpose(withoutQuotedText(q.query))
+            ? withoutPurpose(queryAsRead(q.query))
             : queryAsRead(q.query),
       }));
 /**

@@ -109,6 +109,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
       });
       const ranked = body.results.map((r) => `${r.provider_id}/${r.endpoint_slug}`);
       const flagged = body.meta.match_quality !== 'good';
+      const answerable = Object.keys(q.relevant).length > 0;
       if (process.env.EVAL_DUMP)
         appendFileSync(
           process.env.EVAL_DUMP,
@@ -116,14 +117,14 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
             set: set.name,
             id: q.id,
             query: q.query,
-            answerable: Object.keys(q.relevant).length > 0,
+            answerable,
             flagged,
             strength: body.meta.match_strength ?? 0,
             ranked: ranked.slice(0, 10),
-            ndcg: Object.keys(q.relevant).length > 0 ? ndcgAt(ranked, q.relevant) : null,
+            ndcg: answerable ? ndcgAt(ranked, q.relevant) : null,
           })}\n`,
         );
-      if (Object.keys(q.relevant).length === 0) {
+      if (!answerable) {
         const top = body.results[0];
         if (flagged) noAnswerFlagged++;
         noAnswer.push(

@@ -118,7 +118,7 @@ const CHANNEL_REQUEST = new RegExp(
 );
 
 /** The query with a channel verb's request spelled out ("text +1 …" -> "send sms text +1 …"). */
-export function withChannelVerbsRead(query: string): string {
+function withChannelVerbsRead(query: string): string {
   return query.replace(
     CHANNEL_REQUEST,
     (_m, lead: string, verb: string) => `${lead}${CHANNEL_VERBS[verb.toLowerCase()]} ${verb} `,

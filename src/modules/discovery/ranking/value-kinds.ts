@@ -1,6 +1,6 @@
 // Values in a query whose form says what they are — an IP address, an e-mail address, a URL, a domain, a
-// 0x account, a transaction hash, a phone number, an amount of money or tokens, a calendar date — and the endpoints whose
-// parameters take such a value. The value itself is in no endpoint's text, so the words cannot use it; but
+// 0x account, a transaction hash, a phone number, an amount of money or tokens, a calendar date — and the
+// endpoints whose parameters take such a value. The value itself is in no endpoint's text, so the words cannot use it; but
 // "a card payment came from 45.133.1.22 — an anonymising service?" is asked of an endpoint that takes an
 // IP address, "how much USDC for 2.5 ETH?" of one that takes an amount, and "rain in Seattle on 4 November
 // 2023" of one that takes a date (not the one for now), whatever each calls it.
