@@ -10,7 +10,8 @@ import {
   type SearchIndex,
   type VocabEntry,
 } from './search-index.js';
-import { contentWords, stem } from './text.js';
+import { spelledOut } from './short-forms.js';
+import { contentWords, stem, valueWords } from './text.js';
 import { correctToEnglish, correctTypo } from './typos.js';
 import { dotAt } from './vectors.js';
 
@@ -140,7 +141,7 @@ export function analyse(index: SearchIndex, query: string): QueryWord[] {
   const dims = index.vectors.dims;
   const seen = new Set<string>();
   const out: QueryWord[] = [];
-  for (const raw of contentWords(query)) {
+  for (const raw of askedWords(index, query)) {
     let word = raw;
     let s = stem(word);
     // A word the catalogue lacks and general English barely knows is most likely a typo.
@@ -166,6 +167,26 @@ export function analyse(index: SearchIndex, query: string): QueryWord[] {
         (entry ? idfOf(index, entry) : unknownIdf * QUERY_TUNING.unknownWordWeight) * index.vectors.sif(word),
       vector: own ?? row,
     });
+  }
+  return out;
+}
+
+/**
+ * The query's content words, a short form the catalogue lacks spelled out ("bank hols" -> "bank
+ * holidays"); not inside a value ("img" of img.example.com stays as it is).
+ */
+function askedWords(index: SearchIndex, query: string): string[] {
+  const out: string[] = [];
+  let values: Set<string> | undefined;
+  for (const word of contentWords(query)) {
+    const long = spelledOut(word);
+    if (long === undefined || (index.vocab.get(stem(word))?.docs.length ?? 0) > 0) {
+      out.push(word);
+      continue;
+    }
+    values ??= valueWords(query);
+    if (values.has(word)) out.push(word);
+    else out.push(...contentWords(long));
   }
   return out;
 }
