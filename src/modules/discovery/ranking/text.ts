@@ -117,20 +117,12 @@ const CHANNEL_REQUEST = new RegExp(
   'giu',
 );
 
-/**
- * A text message named as the manner of a request: "remind 80 volunteers … by text", "let everyone know
- * via SMS" ask to send one, whatever the verb; "by text to speech" does not.
- */
-const TEXT_AS_MANNER = /\b(by|via|over)\s+(text|txt|sms)\b(?!\s+to\s+(?:speech|voice|audio)\b)/giu;
-
-/** The query with a channel's request spelled out ("text +1 …" -> "send sms text +1 …", "by text" -> "by send sms text"). */
+/** The query with a channel verb's request spelled out ("text +1 …" -> "send sms text +1 …"). */
 function withChannelVerbsRead(query: string): string {
-  return query
-    .replace(
-      CHANNEL_REQUEST,
-      (_m, lead: string, verb: string) => `${lead}${CHANNEL_VERBS[verb.toLowerCase()]} ${verb} `,
-    )
-    .replace(TEXT_AS_MANNER, '$1 send sms $2');
+  return query.replace(
+    CHANNEL_REQUEST,
+    (_m, lead: string, verb: string) => `${lead}${CHANNEL_VERBS[verb.toLowerCase()]} ${verb} `,
+  );
 }
 
 /**
