@@ -12,7 +12,7 @@ import type { IndexedEndpoint } from './types.js';
 
 export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction' | SpanningKind;
 /** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
-type SpanningKind = 'phone' | 'amount' | 'date';
+type SpanningKind = 'phone' | 'amount' | 'date' | 'coordinates';
 
 /** File names look like domains (receipt.jpg, next.js); their endings are not top-level domains here. */
 const FILE_ENDINGS = new Set(
@@ -69,6 +69,9 @@ const SPANNING: Array<[SpanningKind, RegExp]> = [
       'i',
     ),
   ],
+  // A latitude and longitude pair in decimal degrees (fifteenth round): 40.748440,-73.985664 or
+  // (52.37, 4.89); both with decimals, so that "1,250.00" and "3, 4" are not one.
+  ['coordinates', /(?:^|[\s(:=@])[-+]?\d{1,2}\.\d{2,}\s*,\s*[-+]?\d{1,3}\.\d{2,}(?=$|[\s),;:?!'"’]|\.(?!\d))/],
 ];
 
 /** The distinct kinds of the values in a query, in the order they first appear. */
@@ -93,6 +96,7 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   phone: ['phone', 'msisdn', 'mobile', 'e.164'],
   amount: ['amount', 'qty', 'quantity'],
   date: ['date', 'dates', 'datetime', 'timestamp', 'time', 'since', '8601'],
+  coordinates: ['lat', 'latitude', 'lon', 'lng', 'longitude', 'latlng', 'latlon', 'coordinates', 'coords'],
 };
 
 const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
