@@ -26,11 +26,11 @@ describe('valueKindsOf', () => {
     ]);
   });
 
-  it('finds none in words, names, plain numbers, times of day, coordinates and file names', () => {
+  it('finds none in words, names, plain numbers, times of day and file names', () => {
     for (const query of [
       'weather in St. Louis tomorrow',
       'U.S. gdp growth',
-      'nearest pharmacy to 40.7580,-73.9855',
+      'split 1,250.50 between 3, 4 people',
       'buy 10 shares of tsla',
       'pm2.5 in delhi at 3 pm today',
       'remind them at 9:30 tomorrow',
@@ -68,6 +68,18 @@ describe('valueKindsOf', () => {
     ])
       expect(valueKindsOf(query), query).toEqual(['date']);
     expect(valueKindsOf('convert 250.50 chf to jpy on 2024-03-01')).toEqual(['amount', 'date']);
+  });
+});
+
+describe('coordinates (fifteenth round)', () => {
+  it('reads a latitude and longitude pair in decimal degrees', () => {
+    for (const query of [
+      'street address for 40.748440,-73.985664',
+      'hike near chamonix (45.92, 6.87) this weekend',
+      'gps -1.2921, 36.8219 in nairobi.',
+      'tz for -33.8688,151.2093',
+    ])
+      expect(valueKindsOf(query), query).toEqual(['coordinates']);
   });
 });
 
@@ -110,6 +122,15 @@ describe('acceptedKinds', () => {
     expect(kindsOf('amountIn', 'Tokens to sell')).toEqual(['amount']);
     expect(kindsOf('qty', '')).toEqual(['amount']);
     expect(kindsOf('count', 'How many results')).toEqual([]);
+  });
+  it('knows the parameters that take coordinates, and that a place name is not one', () => {
+    const kindsOf = (name: string, description: string) => [
+      ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
+    ];
+    expect(kindsOf('lat', 'Latitude')).toEqual(['coordinates']);
+    expect(kindsOf('latLng', '')).toEqual(['coordinates']);
+    expect(kindsOf('point', 'Coordinates as lat,lon')).toEqual(['coordinates']);
+    expect(kindsOf('q', 'City or street address')).toEqual([]);
   });
   it('knows the parameters that take a date, and that a time zone is not one', () => {
     const kindsOf = (name: string, description: string) => [
@@ -256,5 +277,46 @@ describe('POST /v1/discover with a date in the query', () => {
     expect(keysOf(byWords).slice(0, 2)).toEqual(['rainlog/now', 'rainlog/day']);
     const byDate = await discoverOk(t, { query: 'how much rain fell in seattle on 4 november 2023' });
     expect(keysOf(byDate).slice(0, 2)).toEqual(['rainlog/day', 'rainlog/now']);
+  });
+});
+
+describe('POST /v1/discover with coordinates in the query', () => {
+  let t: TestApp;
+  // Forward and reverse geocoding share their words; only the parameters say which takes a point. Words
+  // alone: the sentence encoder's late interaction reads the digits as a position too, which would hide
+  // what the value kind does.
+  beforeAll(async () => {
+    t = await createTestApp({ env: { ...DISCOVERY_TEST_ENV, SVC_EMBEDDINGS: 'off' } });
+    await createProvider(t, {
+      id: 'geodesk',
+      category: 'data_intelligence',
+      endpoints: [
+        {
+          slug: 'forward',
+          method: 'GET',
+          description: 'Street address lookup: look up a street address and get its map position.',
+          parameters: { address: { type: 'string', required: true, description: 'Street address' } },
+        },
+        {
+          slug: 'reverse',
+          method: 'GET',
+          description: 'Street address lookup: the street address at a map position.',
+          parameters: {
+            lat: { type: 'number', required: true, description: 'Latitude' },
+            lon: { type: 'number', required: true, description: 'Longitude' },
+          },
+        },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('reads a latitude and longitude as a value: the endpoint that takes them comes first', async () => {
+    const byWords = await discoverOk(t, { query: 'street address lookup' });
+    expect(keysOf(byWords).slice(0, 2)).toEqual(['geodesk/forward', 'geodesk/reverse']);
+    const byPoint = await discoverOk(t, { query: 'street address lookup for 40.748440,-73.985664' });
+    expect(keysOf(byPoint).slice(0, 2)).toEqual(['geodesk/reverse', 'geodesk/forward']);
   });
 });

@@ -71,7 +71,10 @@ const SPANNING: Array<[SpanningKind, RegExp]> = [
   ],
   // A latitude and longitude pair in decimal degrees (fifteenth round): 40.748440,-73.985664 or
   // (52.37, 4.89); both with decimals, so that "1,250.00" and "3, 4" are not one.
-  ['coordinates', /(?:^|[\s(:=@])[-+]?\d{1,2}\.\d{2,}\s*,\s*[-+]?\d{1,3}\.\d{2,}(?=$|[\s),;:?!'"’]|\.(?!\d))/],
+  [
+    'coordinates',
+    /(?:^|[\s(:=@])[-+]?\d{1,2}\.\d{2,}\s*,\s*[-+]?\d{1,3}\.\d{2,}(?=$|[\s),;:?!'"’]|\.(?!\d))/,
+  ],
 ];
 
 /** The distinct kinds of the values in a query, in the order they first appear. */
