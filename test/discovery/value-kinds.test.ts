@@ -104,19 +104,17 @@ describe('acceptedKinds', () => {
       ...acceptedKinds(indexedEndpoint('e', { parameters: params('address', 'Street address') })),
     ]).toEqual([]);
   });
+  /** The kinds a one-parameter endpoint takes. */
+  const kindsOf = (name: string, description = '') => [
+    ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
+  ];
   it('splits identifiers as the index does: camelCase and snake_case names carry their words', () => {
-    const kindsOf = (name: string) => [
-      ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, '') })),
-    ];
     expect(kindsOf('walletAddress')).toEqual(['account']);
     expect(kindsOf('clientIp')).toEqual(['ip']);
     expect(kindsOf('tx_hash')).toEqual(['transaction']);
     expect(kindsOf('recipient')).toEqual([]);
   });
   it('knows the parameters that take a phone number or an amount', () => {
-    const kindsOf = (name: string, description: string) => [
-      ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
-    ];
     expect(kindsOf('to', 'Recipient number in E.164 format')).toEqual(['phone']);
     expect(kindsOf('msisdn', '')).toEqual(['phone']);
     expect(kindsOf('amountIn', 'Tokens to sell')).toEqual(['amount']);
@@ -124,18 +122,12 @@ describe('acceptedKinds', () => {
     expect(kindsOf('count', 'How many results')).toEqual([]);
   });
   it('knows the parameters that take coordinates, and that a place name is not one', () => {
-    const kindsOf = (name: string, description: string) => [
-      ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
-    ];
     expect(kindsOf('lat', 'Latitude')).toEqual(['coordinates']);
     expect(kindsOf('latLng', '')).toEqual(['coordinates']);
     expect(kindsOf('point', 'Coordinates as lat,lon')).toEqual(['coordinates']);
     expect(kindsOf('q', 'City or street address')).toEqual([]);
   });
   it('knows the parameters that take a date, and that a time zone is not one', () => {
-    const kindsOf = (name: string, description: string) => [
-      ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
-    ];
     expect(kindsOf('observationDate', 'Past day, YYYY-MM-DD')).toEqual(['date']);
     expect(kindsOf('from', 'Start of the range, ISO 8601')).toEqual(['date']);
     expect(kindsOf('ts', 'Unix timestamp')).toEqual(['date']);
