@@ -83,6 +83,30 @@ describe('coordinates (fifteenth round)', () => {
   });
 });
 
+describe('street addresses (fifteenth round)', () => {
+  it('reads a house number with its street, in the orders people write them', () => {
+    for (const query of [
+      'lat/lng for 1600 amphitheatre pkwy, mountain view ca',
+      'lat/long for 10 downing street, london',
+      'new addr 14 elm st springfield',
+      'lat/lng for hauptstrasse 5, 69117 heidelberg',
+      'hotel near 12 rue de rivoli',
+      'calle mayor 12 madrid',
+    ])
+      expect(valueKindsOf(query), query).toEqual(['street']);
+  });
+
+  it('is not fooled by a number before a word that can shorten a street', () => {
+    for (const query of [
+      'top 10 st louis restaurants',
+      'i have 2 dr appointments',
+      'the 3 best way to',
+      '5 square meters',
+    ])
+      expect(valueKindsOf(query), query).toEqual([]);
+  });
+});
+
 describe('acceptedKinds', () => {
   const params = (name: string, description: string) => ({
     [name]: { type: 'string', required: true, description },
@@ -102,7 +126,7 @@ describe('acceptedKinds', () => {
     ]);
     expect([
       ...acceptedKinds(indexedEndpoint('e', { parameters: params('address', 'Street address') })),
-    ]).toEqual([]);
+    ]).toEqual(['street']);
   });
   /** The kinds a one-parameter endpoint takes. */
   const kindsOf = (name: string, description = '') => [
@@ -125,7 +149,15 @@ describe('acceptedKinds', () => {
     expect(kindsOf('lat', 'Latitude')).toEqual(['coordinates']);
     expect(kindsOf('latLng', '')).toEqual(['coordinates']);
     expect(kindsOf('point', 'Coordinates as lat,lon')).toEqual(['coordinates']);
-    expect(kindsOf('q', 'City or street address')).toEqual([]);
+    expect(kindsOf('q', 'City name')).toEqual([]);
+  });
+  it("knows the parameters that take a street address, and an address of another kind from a street's", () => {
+    expect(kindsOf('address', 'Street address')).toEqual(['street']);
+    expect(kindsOf('addr', '')).toEqual(['street']);
+    expect(kindsOf('q', 'Full postal address or place name')).toEqual(['street']);
+    expect(kindsOf('address', 'Wallet address')).toEqual(['account']);
+    expect(kindsOf('to', 'Recipient address (0x…)')).toEqual(['account']);
+    expect(kindsOf('address', 'E-mail address to verify')).toEqual(['email']);
   });
   it('knows the parameters that take a date, and that a time zone is not one', () => {
     expect(kindsOf('observationDate', 'Past day, YYYY-MM-DD')).toEqual(['date']);

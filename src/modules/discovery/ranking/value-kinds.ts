@@ -12,7 +12,7 @@ import type { IndexedEndpoint } from './types.js';
 
 export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction' | SpanningKind;
 /** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
-type SpanningKind = 'phone' | 'amount' | 'date' | 'coordinates';
+type SpanningKind = 'phone' | 'amount' | 'date' | 'coordinates' | 'street';
 
 /** File names look like domains (receipt.jpg, next.js); their endings are not top-level domains here. */
 const FILE_ENDINGS = new Set(
@@ -39,6 +39,9 @@ const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const CURRENCY_CODES =
   'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
+/** Street types written after a street's name (not "way", "place", "square": "the best way", "5 square meters"). */
+const STREET_TYPES =
+  'street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|parkway|pkwy|highway|hwy|crescent';
 const CURRENCY_WORDS =
   'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|won|kronor|kroner|zloty';
 /** A phone number, and an amount of money or tokens (a number before an ISO currency code, a common
@@ -75,6 +78,22 @@ const SPANNING: Array<[SpanningKind, RegExp]> = [
     'coordinates',
     /(?:^|[\s(:=@])[-+]?\d{1,2}\.\d{2,}\s*,\s*[-+]?\d{1,3}\.\d{2,}(?=$|[\s),;:?!'"’]|\.(?!\d))/,
   ],
+  // A street address (fifteenth round): a house number before a street ("1600 Amphitheatre Pkwy", "10
+  // Downing Street", "12 rue de Rivoli") or after one ("Hauptstrasse 5", "Calle Mayor 12"); the street's
+  // name is words of letters within one sentence ("51.50135, -0.14189 at drop-off. Which street …" is
+  // not one).
+  [
+    'street',
+    new RegExp(
+      [
+        `\\b\\d{1,5}[a-z]?,?\\s+(?:\\p{L}[\\p{L}'-]*\\s+){1,3}(?:${STREET_TYPES})\\b`,
+        '\\b\\d{1,4}(?:bis|ter)?,?\\s+(?:rue|avenue|boulevard|bd|chemin|quai)\\s+\\p{L}',
+        '\\b\\p{L}+(?:strasse|straße|str\\.|weg|gasse|platz|allee|straat|laan|vej|gatan|gata|katu)\\s+\\d{1,4}[a-z]?\\b',
+        "\\b(?:calle|avenida|rua|via|viale|corso|piazza|carrer|paseo)\\s+(?:\\p{L}[\\p{L}'-]*\\s+){1,4}\\d{1,4}\\b",
+      ].join('|'),
+      'iu',
+    ),
+  ],
 ];
 
 /** The distinct kinds of the values in a query, in the order they first appear. */
@@ -100,7 +119,20 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   amount: ['amount', 'qty', 'quantity'],
   date: ['date', 'dates', 'datetime', 'timestamp', 'time', 'since', '8601'],
   coordinates: ['lat', 'latitude', 'lon', 'lng', 'longitude', 'latlng', 'latlon', 'coordinates', 'coords'],
+  street: [], // read per parameter (takesStreetAddress): "address" is also a wallet's, an e-mail's, an IP's
 };
+
+/**
+ * Whether a parameter takes a street address: its name or description says street, address, addr or
+ * postal, and nothing of an address of another kind (a wallet's, a contract's, an e-mail's, an IP's).
+ */
+function takesStreetAddress(name: string, description = ''): boolean {
+  const text = `${splitName(name)} ${description}`.toLowerCase();
+  return (
+    /\b(?:street|address|addr|postal|postcode)\b/.test(text) &&
+    !/\b(?:0x|wallet|contract|token|e-?mail|ip|ens|mac|btc|bitcoin|solana|evm|deposit|chain)\b/.test(text)
+  );
+}
 
 const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
 
@@ -122,6 +154,8 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
       if (markers.some(says)) found.add(kind);
     // A bare domain is also what a URL parameter takes (example.com is a page).
     if (found.has('url')) found.add('domain');
+    if (Object.entries(e.parameters).some(([name, spec]) => takesStreetAddress(name, spec.description)))
+      found.add('street');
     kinds = found;
     accepted.set(e, kinds);
   }
