@@ -1,7 +1,7 @@
-// Query side of the ranking: analyse the query (content words, typo correction, expansion to catalogue
-// words of similar meaning), score candidates lexically (BM25+, lexical.ts), by soft coverage of the
-// query words and by meaning (cosine of SIF-weighted mean word vectors), and blend them into one
-// relevance in [0, 1].
+// Query side of the ranking: analyse the query (content words, short forms spelled out, typo correction,
+// expansion to catalogue words of similar meaning), score candidates lexically (BM25+, lexical.ts), by
+// soft coverage of the query words and by meaning (cosine of SIF-weighted mean word vectors), and blend
+// them into one relevance in [0, 1].
 import { scoreLexical } from './lexical.js';
 import {
   idfOf,

@@ -1,9 +1,11 @@
 // Values in a query whose form says what they are — an IP address, an e-mail address, a URL, a domain, a
-// 0x account, a transaction hash, a phone number, an amount of money or tokens, a calendar date — and the
-// endpoints whose parameters take such a value. The value itself is in no endpoint's text, so the words cannot use it; but
-// "a card payment came from 45.133.1.22 — an anonymising service?" is asked of an endpoint that takes an
-// IP address, "how much USDC for 2.5 ETH?" of one that takes an amount, and "rain in Seattle on 4 November
-// 2023" of one that takes a date (not the one for now), whatever each calls it.
+// 0x account, a transaction hash, a phone number, an amount of money or tokens, a calendar date, a
+// latitude and longitude, a street address — and the endpoints whose parameters take such a value. The
+// value itself is in no endpoint's text, so the words cannot use it; but "a card payment came from
+// 45.133.1.22 — an anonymising service?" is asked of an endpoint that takes an IP address, "how much
+// USDC for 2.5 ETH?" of one that takes an amount, "rain in Seattle on 4 November 2023" of one that takes
+// a date (not the one for now), and "lat/lng for 10 Downing Street" of one that takes an address (not
+// the reverse geocoder), whatever each calls it.
 // The match moves the order of the hits a little (`valueKindOrder`), never their relevance: it says which
 // of the matches can take what the caller holds, not how well the best one answers.
 import type { OrderedHits } from './late-interaction.js';
@@ -48,7 +50,8 @@ const LETTER = `[${LETTERS}]`;
 const CURRENCY_WORDS =
   'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|won|kronor|kroner|zloty';
 /** A phone number, and an amount of money or tokens (a number before an ISO currency code, a common
- *  token ticker or a currency word, or after a currency sign); thirteenth round. A date; fourteenth. */
+ *  token ticker or a currency word, or after a currency sign); thirteenth round. A date; fourteenth.
+ *  Coordinates and a street address; fifteenth. */
 const SPANNING: Array<[SpanningKind, RegExp]> = [
   ['phone', /(?:^|[\s(:,])(?:\+\d[\d\s().-]{6,}\d|\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4})(?=$|[\s),.;:?!'"’])/u],
   [
