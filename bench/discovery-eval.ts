@@ -13,8 +13,8 @@
 // --quoted, --coda, --envoi, --nova, --ember (each adds that set), --catalogue=<dir> (another labelled
 // catalogue in place of the dev set, no held-out sets: bench/unseen), --no-value-kinds (ranks as before the
 // twelfth round), --kind-words (values followed by their kind's words; measured, not shipped),
-// --kinds-in-quotes, --quoted-values (value kinds read from the quoted payloads too, or from a quoted
-// span that is one value; measured, not shipped), --without-purpose (purpose clauses left out of the
+// --kinds-in-quotes (value kinds read from every quoted payload too; measured, not shipped; a quoted
+// span that is one value gives its kind as the service reads it), --without-purpose (purpose clauses left out of the
 // query; measured, not shipped),
 // --keep-quotes (queries with their quoted payloads), --misses (the shipped ranking's held-out queries
 // below EVAL_MISS_BELOW, default 0.5), --strength=coverage-meaning; EVAL_MAX_FALSE (share of answerable
@@ -24,6 +24,7 @@ import path from 'node:path';
 import { endpointText } from '../src/modules/discovery/endpoint-vectors.js';
 import { quantise } from '../src/modules/discovery/int8-rows.js';
 import { TOKEN_DIMS } from '../src/modules/discovery/late-tokens.mjs';
+import { queryAsRead, quotedValueKinds } from '../src/modules/discovery/ranking/as-read.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
 import { LATE_TUNING, lateOrder, lateScores } from '../src/modules/discovery/ranking/late-interaction.js';
 import {
@@ -38,7 +39,6 @@ import {
   LEXICAL_BOOSTS,
   type SearchIndex,
 } from '../src/modules/discovery/ranking/search-index.js';
-import { queryAsRead } from '../src/modules/discovery/ranking/text.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
 import {
   VALUE_KIND_WEIGHT,
@@ -214,16 +214,12 @@ function served<H extends { index: number; relevance: number; order?: number }>(
   q: DevQuery,
   hits: H[],
 ): H[] {
-  // `--kinds-in-quotes`: the value kinds of the query as written, quoted payloads included (measured, not
-  // shipped); `--quoted-values`: also those of a quoted span that is one value ('jane@x.com'), not a sentence.
+  // As the service: the kinds of the query as read and of its quoted values (ranking/as-read.ts);
+  // `--kinds-in-quotes`: those of the query as written, every quoted payload included (measured, not shipped).
   const written = (q as Written).written ?? q.query;
-  const quotedValues = [...written.matchAll(/["'“‘]([^\s"'“”‘’]+)["'”’]/gu)].map((m) => m[1]).join(' ');
-  const text = process.argv.includes('--kinds-in-quotes')
-    ? written
-    : process.argv.includes('--quoted-values')
-      ? `${q.query} ${quotedValues}`
-      : q.query;
-  const kinds = valueKindsOf(normaliseQuery(text));
+  const kinds = process.argv.includes('--kinds-in-quotes')
+    ? valueKindsOf(normaliseQuery(written))
+    : [...new Set([...valueKindsOf(normaliseQuery(q.query)), ...quotedValueKinds(written)])];
   const asHits = {
     slots: Int32Array.from(hits, (h) => h.index),
     relevance: Float64Array.from(hits, (h) => h.relevance),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryAsRead, withoutQuotedText } from '../../src/modules/discovery/ranking/as-read.js';
 import {
   asksForAction,
   LEAD_FLOOR,
@@ -8,7 +9,7 @@ import {
   WEAK_MATCH_BELOW,
 } from '../../src/modules/discovery/ranking/match-quality.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
-import { queryAsRead, valueWords, withoutQuotedText } from '../../src/modules/discovery/ranking/text.js';
+import { valueWords } from '../../src/modules/discovery/ranking/text.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quotedValueKinds } from '../../src/modules/discovery/ranking/as-read.js';
 import {
   acceptedKinds,
+  isQuotedValue,
   VALUE_KIND_WEIGHT,
   valueKindOrder,
   valueKindsOf,
@@ -68,6 +70,27 @@ describe('valueKindsOf', () => {
     ])
       expect(valueKindsOf(query), query).toEqual(['date']);
     expect(valueKindsOf('convert 250.50 chf to jpy on 2024-03-01')).toEqual(['amount', 'date']);
+  });
+});
+
+describe('quoted values (sixteenth round)', () => {
+  it('reads the kind of a quoted span that is one value: a token, or a short span without a sentence', () => {
+    expect(quotedValueKinds("does 'r.okafor@lagosfreight.ng' exist?")).toEqual(['email']);
+    expect(quotedValueKinds("geocode '221B Baker Street, London NW1 6XE' to lat/lng")).toEqual(['street']);
+    expect(
+      quotedValueKinds('company info for "notion.so" and "0x71C7656EC7ab88b098defB751B7401B5f6d8976F"'),
+    ).toEqual(['domain', 'account']);
+    expect(quotedValueKinds("call '+44 7700 900123' now")).toEqual(['phone']);
+    expect(isQuotedValue('1600 Amphitheatre Pkwy, Mountain View, CA 94043')).toBe(true);
+  });
+
+  it('leaves a quoted message that holds a value as payload, and a quoted span without one', () => {
+    expect(
+      quotedValueKinds("translate 'Hi Dana, the invoice from 2 May is still unpaid.' to German"),
+    ).toEqual([]);
+    expect(quotedValueKinds("summarise 'Meet me at 10 Downing Street at noon'")).toEqual([]);
+    expect(quotedValueKinds("translate 'check my balance' into Spanish")).toEqual([]);
+    expect(isQuotedValue('transfer 500 EUR to DE89 3704 0044 0532 0130 00')).toBe(false);
   });
 });
 
@@ -257,6 +280,22 @@ describe('POST /v1/discover with a value in the query', () => {
     expect(keysOf(byIp).slice(0, 2)).toEqual(['hostwatch/lookup', 'hostwatch/check']);
     const byDomain = await discoverOk(t, { query: 'is spamhaus-test.org a known spam source?' });
     expect(keysOf(byDomain).slice(0, 2)).toEqual(['hostwatch/check', 'hostwatch/lookup']);
+  });
+
+  it("reads a quoted value's kind, and caches the order by it (sixteenth round)", async () => {
+    // Its words favour the endpoint that takes an IP address a little.
+    const byWords = await discoverOk(t, { query: 'spam source or botnet node?' });
+    expect(keysOf(byWords).slice(0, 2)).toEqual(['hostwatch/lookup', 'hostwatch/check']);
+    // Both below read as the query above (a quoted span's words are left out): only the kinds differ.
+    const byDomain = await discoverOk(t, { query: "spam source or botnet node? 'spamhaus-test.org'" });
+    expect(keysOf(byDomain).slice(0, 2)).toEqual(['hostwatch/check', 'hostwatch/lookup']);
+    const byIp = await discoverOk(t, { query: 'spam source or botnet node? "45.133.1.22"' });
+    expect(keysOf(byIp).slice(0, 2)).toEqual(['hostwatch/lookup', 'hostwatch/check']);
+    // A quoted message that holds a domain is a payload, not the value: the words decide.
+    const byMessage = await discoverOk(t, {
+      query: "spam source or botnet node? 'our filter flagged the mail from spamhaus-test.org'",
+    });
+    expect(keysOf(byMessage).slice(0, 2)).toEqual(['hostwatch/lookup', 'hostwatch/check']);
   });
 
   it('reads an amount as a value: the endpoint that takes one comes first', async () => {

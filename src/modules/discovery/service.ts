@@ -5,6 +5,7 @@
 import type { AppDeps } from '../../deps.js';
 import { CatalogueMirror, type Snapshot } from './catalogue-mirror.js';
 import { EndpointVectors } from './endpoint-vectors.js';
+import { queryAsRead, quotedValueKinds } from './ranking/as-read.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
 import { lateOrder, type OrderedHits } from './ranking/late-interaction.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
@@ -12,9 +13,8 @@ import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
 import { rankPage } from './ranking/page.js';
 import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
-import { queryAsRead } from './ranking/text.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
-import { valueKindOrder, valueKindsOf } from './ranking/value-kinds.js';
+import { type ValueKind, valueKindOrder, valueKindsOf } from './ranking/value-kinds.js';
 import { RankingTurns } from './ranking-turns.js';
 import { loadQuality, loadTextVectors, saveTextVectors } from './repo.js';
 import {
@@ -241,13 +241,13 @@ export class DiscoveryService {
    */
   private matchesFor(
     snapshot: Snapshot,
-    key: string,
+    { key, matchKey, quotedKinds }: { key: string; matchKey: string; quotedKinds: ValueKind[] },
     fresh: boolean,
     queryEmbedding: Encoded | undefined,
     offline: { generation: number; hits: Hits } | undefined,
     keep: boolean,
   ): CachedMatches {
-    const cached = this.cachedMatches(key, fresh);
+    const cached = this.cachedMatches(matchKey, fresh);
     if (cached) return cached;
     const found: OrderedHits = this.endpointVectors
       ? this.fuse(
@@ -258,9 +258,10 @@ export class DiscoveryService {
             : matchQuery(snapshot.index, key, undefined, 0),
         )
       : matchQuery(snapshot.index, key);
-    // Values of a known kind in the query move the order toward endpoints that take them (value-kinds.ts).
-    const order =
-      valueKindOrder(found, valueKindsOf(key), (slot) => snapshot.index.endpoints[slot]) ?? found.order;
+    // Values of a known kind in the query, quoted or not, move the order toward endpoints that take them
+    // (value-kinds.ts).
+    const kinds = [...new Set([...valueKindsOf(key), ...quotedKinds])];
+    const order = valueKindOrder(found, kinds, (slot) => snapshot.index.endpoints[slot]) ?? found.order;
     // Stored compactly (8 or 12 bytes a hit); the oldest entries go first when the budget is spent.
     const hits: CachedMatches = {
       indices: found.slots,
@@ -270,9 +271,9 @@ export class DiscoveryService {
       at: this.now(),
     };
     if (!keep) return hits;
-    const previous = this.matches.get(key);
+    const previous = this.matches.get(matchKey);
     if (previous) {
-      this.matches.delete(key);
+      this.matches.delete(matchKey);
       this.cachedHits -= previous.indices.length;
     }
     for (const [oldKey, old] of this.matches) {
@@ -284,7 +285,7 @@ export class DiscoveryService {
       this.matches.delete(oldKey);
       this.cachedHits -= old.indices.length;
     }
-    this.matches.set(key, hits);
+    this.matches.set(matchKey, hits);
     this.cachedHits += found.slots.length;
     return hits;
   }
@@ -297,11 +298,14 @@ export class DiscoveryService {
     // SMS (text.ts, ranking step 0).
     const query = req.query === undefined ? undefined : queryAsRead(req.query);
     const key = query === undefined ? undefined : normaliseQuery(query);
+    // A quoted value's words are left out, its kind is not (as-read.ts): the matches are cached by both.
+    const quotedKinds = req.query === undefined ? [] : quotedValueKinds(req.query);
+    const matchKey = key !== undefined && quotedKinds.length > 0 ? `${key}\n${quotedKinds.join(' ')}` : key;
     // A query to rank waits for its turn (ranking-turns.ts); cached matches do not queue.
-    if (key !== undefined && !this.cachedMatches(key, req.fresh)) await this.turns.take();
+    if (matchKey !== undefined && !this.cachedMatches(matchKey, req.fresh)) await this.turns.take();
     const gateIndex = (this.mirror.live ?? firstSeen).index;
     const offline =
-      key !== undefined && this.endpointVectors && !this.cachedMatches(key, req.fresh)
+      key !== undefined && this.endpointVectors && !this.cachedMatches(matchKey ?? key, req.fresh)
         ? { generation: this.generation, hits: matchQuery(gateIndex, key, undefined, 0) }
         : undefined;
     const evidenceOf = evidenceMemo(query);
@@ -322,7 +326,7 @@ export class DiscoveryService {
     const { qualities, boosts, load } = this.alignedQuality(index, quality);
     const rankedKey = JSON.stringify(
       // Case kept: match strength reads capitalised names in the query as values (match-quality.ts).
-      [this.generation, load, (query ?? '').trim().replace(/\s+/g, ' '), req.filters],
+      [this.generation, load, (query ?? '').trim().replace(/\s+/g, ' '), quotedKinds, req.filters],
       (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
     );
     const cached = req.fresh ? undefined : this.ranked.get(rankedKey);
@@ -333,7 +337,14 @@ export class DiscoveryService {
     const hits =
       key === undefined
         ? undefined
-        : this.matchesFor(snapshot, key, req.fresh, queryEmbedding, offline, !degraded);
+        : this.matchesFor(
+            snapshot,
+            { key, matchKey: matchKey ?? key, quotedKinds },
+            req.fresh,
+            queryEmbedding,
+            offline,
+            !degraded,
+          );
     const { top, total } = rankPage({
       endpoints: index.endpoints,
       alive: index.alive,

@@ -9,7 +9,7 @@
 // The match moves the order of the hits a little (`valueKindOrder`), never their relevance: it says which
 // of the matches can take what the caller holds, not how well the best one answers.
 import type { OrderedHits } from './late-interaction.js';
-import { splitName } from './text.js';
+import { isStopWord, splitName } from './text.js';
 import type { IndexedEndpoint } from './types.js';
 
 export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction' | SpanningKind;
@@ -114,6 +114,24 @@ export function valueKindsOf(query: string): ValueKind[] {
   for (const [kind, form] of SPANNING) if (form.test(query)) kinds.add(kind);
   return [...kinds];
 }
+
+/**
+ * Whether a quoted span is one value of a known kind rather than a payload to process: a single token of a
+ * kind ('bob@acme.com', 'notion.so'), or a short span of one without a word of a sentence ('221B Baker
+ * Street, London NW1 6XE', '+44 7700 900123', '3 March 2024'). "Hi, order #4471 ships on 3 May" is a
+ * message that holds a date, not a date: read as payload (ranking step 0).
+ */
+export function isQuotedValue(span: string): boolean {
+  const tokens = span.trim().split(/\s+/);
+  if (tokens.length === 1) return valueKindsOf(span.trim()).length > 0;
+  return (
+    tokens.length <= QUOTED_VALUE_MAX_TOKENS &&
+    !tokens.some((t) => isStopWord(t.toLowerCase().replace(/[^\p{L}']/gu, ''))) &&
+    valueKindsOf(span.toLowerCase()).length > 0
+  );
+}
+/** An address with its city, region and postcode is seldom longer ('1600 Amphitheatre Pkwy, Mountain View, CA 94043'). */
+const QUOTED_VALUE_MAX_TOKENS = 9;
 
 /** Words of a parameter's name and description that say it takes a value of a kind. */
 const PARAMETER_WORDS: Record<ValueKind, string[]> = {

@@ -1,0 +1,77 @@
+// Ranking step 0, the query as read: what of the query is the ask. A quoted span is a payload to process,
+// not the capability asked for (when it is a value of a known kind, its kind is read); a channel named as
+// the verb ("text +44 …") asks to send. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
+import { isQuotedValue, type ValueKind, valueKindsOf } from './value-kinds.js';
+
+/**
+ * A quoted span of a query: a payload the caller wants processed ("similarity between 'reset my password'
+ * and ...", "articles mentioning \"Silicon Valley Bank\""), not the capability asked for. It opens after
+ * the start, a space, "(" or ":" and closes before the end, a space or punctuation; a single-quoted span
+ * may hold apostrophes followed by a letter (won't).
+ */
+const QUOTED_SPAN = /(^|[\s(:])(?:["“][^"“”]+["”]|['‘](?:[^'‘’]|['’](?=\p{L}))+['’])(?=$|[\s).,?:;!-])/gu;
+
+/** The query without its quoted payloads, as it is matched and encoded; the query itself when nothing else is left. */
+export function withoutQuotedText(query: string): string {
+  const asked = query.replace(QUOTED_SPAN, '$1 ').replace(/\s+/g, ' ').trim();
+  return /[\p{L}\p{N}]/u.test(asked) ? asked : query;
+}
+
+/**
+ * The kinds of the quoted spans that are values ('bob@acme.com', '221B Baker Street, London NW1 6XE'):
+ * what the caller holds, whose kind says which endpoints can take it (ranking step 11), although its words
+ * stay out of the match as any quoted span's do: an address's "street" and "London" would match a reverse
+ * geocoder's description as well as the geocoder that takes the address (sixteenth round).
+ */
+export function quotedValueKinds(query: string): ValueKind[] {
+  const kinds = new Set<ValueKind>();
+  for (const m of query.matchAll(QUOTED_SPAN)) {
+    const inner = m[0].slice((m[1] as string).length + 1, -1);
+    if (isQuotedValue(inner)) for (const kind of valueKindsOf(inner.toLowerCase())) kinds.add(kind);
+  }
+  return [...kinds];
+}
+
+/**
+ * A message named by its channel, as a verb: "text +1 415 555 0123 …", "email bob@acme.com …", "ring him
+ * at 6pm …" ask to send one (or to place a call), which the noun alone ("text", "email") does not say: it
+ * matches text analysis and e-mail verification as well. What each such verb asks for ("mail" is not one:
+ * "mail a paper letter" is post).
+ */
+const CHANNEL_VERBS: Record<string, string> = {
+  text: 'send sms',
+  txt: 'send sms',
+  sms: 'send sms',
+  email: 'send email',
+  'e-mail': 'send email',
+  fax: 'send fax',
+  ring: 'call',
+  phone: 'call',
+};
+/**
+ * The verb stands where a request's verb does (first in a sentence, after "please", "can you", …) and is
+ * followed by whom or what it goes to — a value (`+44…`, `(415)…`, `bob@…`) or a determiner or pronoun
+ * ("all 80 members", "a customer", "him") — so "text to speech", "email deliverability" and "sms otp"
+ * keep their nouns.
+ */
+const CHANNEL_REQUEST = new RegExp(
+  `(^|[.!?;]\\s+|\\b(?:please|can you|could you|would you)\\s+)(${Object.keys(CHANNEL_VERBS).join('|')})\\s+` +
+    '(?=[+(]?\\d|[^\\s@]+@|(?:a|an|the|all|every|each|everyone|everybody|my|our|your|his|her|their|him|them|me|us|this|these|those)\\b)',
+  'giu',
+);
+
+/** The query with a channel verb's request spelled out ("text +1 …" -> "send sms text +1 …"). */
+function withChannelVerbsRead(query: string): string {
+  return query.replace(
+    CHANNEL_REQUEST,
+    (_m, lead: string, verb: string) => `${lead}${CHANNEL_VERBS[verb.toLowerCase()]} ${verb} `,
+  );
+}
+
+/**
+ * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads, and with
+ * a channel verb's request spelled out.
+ */
+export function queryAsRead(query: string): string {
+  return withChannelVerbsRead(withoutQuotedText(query));
+}
