@@ -28,7 +28,7 @@ describe('valueKindsOf', () => {
     ]);
   });
 
-  it('finds none in words, names, plain numbers, times of day and file names', () => {
+  it('finds none in words, names, plain numbers, times of day and code file names', () => {
     for (const query of [
       'weather in St. Louis tomorrow',
       'U.S. gdp growth',
@@ -37,7 +37,7 @@ describe('valueKindsOf', () => {
       'pm2.5 in delhi at 3 pm today',
       'remind them at 9:30 tomorrow',
       'version 1.2.3 of the sdk',
-      'text of whiteboard.jpg',
+      'lint app.ts and index.html',
       'who owns vitalik.eth',
       'bundle it with next.js',
     ])
@@ -70,6 +70,42 @@ describe('valueKindsOf', () => {
     ])
       expect(valueKindsOf(query), query).toEqual(['date']);
     expect(valueKindsOf('convert 250.50 chf to jpy on 2024-03-01')).toEqual(['amount', 'date']);
+  });
+});
+
+describe('files (sixteenth round)', () => {
+  it("reads what a file holds from its name's ending, in a URL or alone", () => {
+    expect(valueKindsOf('pull the text out of https://files.example.org/scan-0042.png?v=2')).toEqual([
+      'url',
+      'image',
+    ]);
+    expect(valueKindsOf('text of whiteboard.jpg')).toEqual(['image']);
+    expect(valueKindsOf('transcribe https://x.io/vm/771.wav, then summarise q3.pdf')).toEqual([
+      'url',
+      'audio',
+      'document',
+    ]);
+    expect(valueKindsOf('convert clip_final.mov to mp4')).toEqual(['video']);
+    expect(valueKindsOf('is song.flac a domain?')).toEqual(['audio']);
+  });
+
+  it('knows the parameters that take a file or its link, and of what, not what an endpoint returns', () => {
+    const params = (name: string, description: string) => ({
+      [name]: { type: 'string', required: true, description },
+    });
+    const kinds = (name: string, description: string) =>
+      [
+        ...acceptedKinds(
+          indexedEndpoint(`${name}-${description}`, { parameters: params(name, description) }),
+        ),
+      ].sort();
+    expect(kinds('image_url', '')).toEqual(['domain', 'image', 'url']);
+    expect(kinds('media_url', 'Audio or video')).toEqual(['audio', 'domain', 'url', 'video']);
+    expect(kinds('file', 'The PDF to sign')).toEqual(['document']);
+    // A page's URL is not an image's; an output format is not an input.
+    expect(kinds('url', 'Page to screenshot')).toEqual(['domain', 'url']);
+    expect(kinds('format', 'mp3 | wav | ogg')).toEqual([]);
+    expect(kinds('duration_s', 'Video length')).toEqual([]);
   });
 });
 
@@ -217,6 +253,27 @@ describe('valueKindOrder', () => {
     expect(order[0]).toBeCloseTo(0.5 + VALUE_KIND_WEIGHT, 12);
     expect(order[1]).toBeCloseTo(0.7, 12);
     expect(valueKindOrder(hits, [], (slot) => endpoints[slot])).toBeUndefined();
+  });
+
+  it("moves a link to an image toward the endpoint that takes an image's link, over one that takes any page's", () => {
+    const readers = [
+      indexedEndpoint('page-text', {
+        parameters: { url: { type: 'string', required: true, description: 'Page URL' } },
+      }),
+      indexedEndpoint('image-text', {
+        parameters: { image_url: { type: 'string', required: true, description: '' } },
+      }),
+    ];
+    const kinds = valueKindsOf('pull the text out of https://files.example.org/scan-0042.png');
+    const order = valueKindOrder(hits, kinds, (slot) => readers[slot]) as Float64Array;
+    expect(order[1]).toBeGreaterThan(order[0] as number);
+    // A page's link is taken by both alike: the words decide.
+    const byPage = valueKindOrder(
+      hits,
+      valueKindsOf('text of https://example.org/about'),
+      (slot) => readers[slot],
+    );
+    expect((byPage as Float64Array)[0]).toBeGreaterThan((byPage as Float64Array)[1] as number);
   });
 
   it('gives a share for a query holding values of two kinds', () => {

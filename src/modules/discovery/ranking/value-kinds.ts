@@ -1,6 +1,7 @@
 // Values in a query whose form says what they are — an IP address, an e-mail address, a URL, a domain, a
 // 0x account, a transaction hash, a phone number, an amount of money or tokens, a calendar date, a
-// latitude and longitude, a street address — and the endpoints whose parameters take such a value. The
+// latitude and longitude, a street address, a file of a kind (an image, a recording, a video, a document,
+// by its name's ending) — and the endpoints whose parameters take such a value. The
 // value itself is in no endpoint's text, so the words cannot use it; but "a card payment came from
 // 45.133.1.22 — an anonymising service?" is asked of an endpoint that takes an IP address, "how much
 // USDC for 2.5 ETH?" of one that takes an amount, "rain in Seattle on 4 November 2023" of one that takes
@@ -12,16 +13,35 @@ import type { OrderedHits } from './late-interaction.js';
 import { isStopWord, splitName } from './text.js';
 import type { IndexedEndpoint } from './types.js';
 
-export type ValueKind = 'ip' | 'email' | 'url' | 'domain' | 'account' | 'transaction' | SpanningKind;
+export type ValueKind =
+  | 'ip'
+  | 'email'
+  | 'url'
+  | 'domain'
+  | 'account'
+  | 'transaction'
+  | FileKind
+  | SpanningKind;
+/** What a file is, by its name's ending: the one in a URL or a bare file name (receipt.jpg). */
+type FileKind = 'image' | 'audio' | 'video' | 'document';
 /** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
 type SpanningKind = 'phone' | 'amount' | 'date' | 'coordinates' | 'street';
 
+/** What a file holds, by its name's ending (sixteenth round). */
+const FILE_KINDS: Record<string, FileKind> = {};
+for (const [kind, endings] of [
+  ['image', 'jpg jpeg png gif webp bmp tif tiff heic'],
+  ['audio', 'mp3 wav m4a ogg flac aac opus'],
+  ['video', 'mp4 mov webm mkv avi'],
+  ['document', 'pdf doc docx'],
+] as const)
+  for (const ending of endings.split(' ')) FILE_KINDS[ending] = kind;
+
 /** File names look like domains (receipt.jpg, next.js); their endings are not top-level domains here. */
-const FILE_ENDINGS = new Set(
-  'jpg jpeg png gif webp svg pdf mp3 mp4 wav m4a mov csv json txt md doc docx xls xlsx ppt pptx html htm zip js ts py eth'.split(
-    ' ',
-  ),
-);
+const FILE_ENDINGS = new Set([
+  ...'svg csv json txt md xls xlsx ppt pptx html htm zip js ts py eth'.split(' '),
+  ...Object.keys(FILE_KINDS),
+]);
 
 /** The kind of one whitespace-separated token of a query (punctuation around it is ignored). */
 export function valueKindOf(token: string): ValueKind | undefined {
@@ -34,6 +54,17 @@ export function valueKindOf(token: string): ValueKind | undefined {
   const host = /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(\p{L}{2,})$/u.exec(bare);
   if (host && !FILE_ENDINGS.has((host[1] as string).toLowerCase())) return 'domain';
   return undefined;
+}
+
+/**
+ * The kind of file a token names by its ending — a URL's path (https://x.io/scan-0042.png?v=2) or a bare
+ * file name (receipt.jpg) — so that "pull the text out of https://…/scan.png" is asked of an endpoint
+ * that takes an image, not of one that takes any page's URL (sixteenth round).
+ */
+export function fileKindOf(token: string): FileKind | undefined {
+  const path = token.replace(/[?#].*$/, '').replace(/[^\p{L}\p{N}]+$/u, '');
+  const ending = /\.([a-z0-9]{2,4})$/i.exec(path);
+  return ending ? FILE_KINDS[(ending[1] as string).toLowerCase()] : undefined;
 }
 
 /** A month's name or its abbreviation; "may" too ("may 2 users" would read as a date, rarely written). */
@@ -110,6 +141,8 @@ export function valueKindsOf(query: string): ValueKind[] {
   for (const token of query.split(/\s+/)) {
     const kind = valueKindOf(token);
     if (kind) kinds.add(kind);
+    const file = fileKindOf(token);
+    if (file) kinds.add(file);
   }
   for (const [kind, form] of SPANNING) if (form.test(query)) kinds.add(kind);
   return [...kinds];
@@ -141,6 +174,10 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   domain: ['domain', 'hostname', 'host'],
   account: ['0x', 'wallet', 'contract'],
   transaction: ['tx', 'txid', 'hash', 'transaction'],
+  image: [], // file kinds are read per parameter (takesFiles)
+  audio: [],
+  video: [],
+  document: [],
   phone: ['phone', 'msisdn', 'mobile', 'e.164'],
   amount: ['amount', 'qty', 'quantity'],
   date: ['date', 'dates', 'datetime', 'timestamp', 'time', 'since', '8601'],
@@ -158,6 +195,21 @@ function takesStreetAddress(name: string, description = ''): boolean {
     /\b(?:street|address|addr|postal|postcode)\b/.test(text) &&
     !/\b(?:0x|wallet|contract|token|e-?mail|ip|ens|mac|btc|bitcoin|solana|evm|deposit|chain)\b/.test(text)
   );
+}
+
+/** Words that say what kind of file a parameter that takes a file or its link holds. */
+const FILE_WORDS: Record<FileKind, RegExp> = {
+  image: /\b(?:image|images|img|photo|photos|picture|pictures)\b/,
+  audio: /\b(?:audio|recording|media)\b/,
+  video: /\b(?:video|videos|media)\b/,
+  document: /\b(?:pdf|document|documents|doc)\b/,
+};
+
+/** The kinds of file a parameter takes: one that takes a file or a link (url, file, link, uri, src) and says of what. */
+function takesFiles(name: string, description = ''): FileKind[] {
+  const text = `${splitName(name)} ${description}`.toLowerCase();
+  if (!/\b(?:url|urls|file|files|link|uri|src)\b/.test(text)) return [];
+  return (Object.keys(FILE_WORDS) as FileKind[]).filter((kind) => FILE_WORDS[kind].test(text));
 }
 
 const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
@@ -180,8 +232,10 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
       if (markers.some(says)) found.add(kind);
     // A bare domain is also what a URL parameter takes (example.com is a page).
     if (found.has('url')) found.add('domain');
-    if (Object.entries(e.parameters).some(([name, spec]) => takesStreetAddress(name, spec.description)))
-      found.add('street');
+    for (const [name, spec] of Object.entries(e.parameters)) {
+      if (takesStreetAddress(name, spec.description)) found.add('street');
+      for (const kind of takesFiles(name, spec.description)) found.add(kind);
+    }
     kinds = found;
     accepted.set(e, kinds);
   }
