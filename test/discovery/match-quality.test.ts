@@ -78,6 +78,43 @@ describe('a channel named as the verb ("text +1 …", "email bob@…", "ring him
   });
 });
 
+describe('a news topic ("latest news on the ECB rate decision")', () => {
+  it('is read as payload, from on/about to the end of the clause; "coverage of" and other words keep theirs', () => {
+    expect(queryAsRead('latest news on the ECB interest rate decision')).toBe('latest news');
+    expect(queryAsRead('any news this week about Northvolt going bankrupt?')).toBe('any news this week?');
+    expect(queryAsRead('headlines about the port strike, from the last 24 hours')).toBe(
+      'headlines, from the last 24 hours',
+    );
+    for (const query of [
+      'how has media coverage of NVDA felt over the last month',
+      'is the news flow on $AMD leaning bullish',
+      'news articles mentioning Northvolt',
+      'post an update about the outage',
+    ])
+      expect(queryAsRead(query), query).toBe(query);
+  });
+
+  it('ranks the news search above the data about the topic', async () => {
+    for (const [id, description] of [
+      [
+        'ratedesk',
+        'Central bank interest rate decisions: the latest policy rate of the ECB, the Fed and others.',
+      ],
+      ['wirefind', 'Search the latest news articles by keyword, with headline, source and date.'],
+    ] as const)
+      await createProvider(t, {
+        id,
+        category: 'data_intelligence',
+        endpoints: [{ slug: 'latest', method: 'GET', description, tags: ['newstopic'] }],
+      });
+    const body = await discoverOk(t, {
+      query: 'latest news on the ECB interest rate decision',
+      filters: { tags: ['newstopic'] },
+    });
+    expect(keysOf(body)[0]).toBe('wirefind/latest');
+  });
+});
+
 describe('meta.match_quality', () => {
   it('is good when the first result does what was asked, names of places not counting against it', async () => {
     for (const query of ['weather forecast for the next days', 'current weather in Nairobi', 'send an SMS']) {

@@ -1,6 +1,7 @@
 // Ranking step 0, the query as read: what of the query is the ask. A quoted span is a payload to process,
-// not the capability asked for (when it is a value of a known kind, its kind is read); a channel named as
-// the verb ("text +44 …") asks to send. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
+// not the capability asked for (when it is a value of a known kind, its kind is read), and so is the topic
+// of the news asked for; a channel named as the verb ("text +44 …") asks to send. What is left is
+// matched, encoded and judged (docs/discovery.md, "Ranking").
 import { isQuotedValue, type ValueKind, valueKindsOf } from './value-kinds.js';
 
 /**
@@ -69,9 +70,24 @@ function withChannelVerbsRead(query: string): string {
 }
 
 /**
- * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads, and with
- * a channel verb's request spelled out.
+ * The topic of news asked for ("latest news on the ECB interest rate decision", "any coverage this week
+ * about the port strike"): what the articles are about, not the capability asked for — a payload, as a
+ * quoted span is. It runs from "on", "about", "regarding" or "concerning" right after the news word (or
+ * after a time: "news this week about …") to the end of the sentence or clause.
+ */
+const NEWS_TOPIC =
+  /\b(news|headlines|coverage|stories)((?:\s+(?:this|last|past|today|week|month|year|lately|recently))*)\s+(?:on|about|regarding|concerning)\s+(?:(?!\s-\s)[^.?!;:,—–])+/giu;
+
+/** The query with a news topic left out ("latest news on the ECB rate decision" -> "latest news"). */
+function withNewsTopicLeftOut(query: string): string {
+  const asked = query.replace(NEWS_TOPIC, '$1$2').replace(/\s+/g, ' ').trim();
+  return /[\p{L}\p{N}]/u.test(asked) ? asked : query;
+}
+
+/**
+ * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
+ * news topic, and with a channel verb's request spelled out.
  */
 export function queryAsRead(query: string): string {
-  return withChannelVerbsRead(withoutQuotedText(query));
+  return withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query)));
 }
