@@ -1,7 +1,7 @@
 // A short form the catalogue lacks is matched as the words it stands for ("bank hols" -> "bank holidays",
 // ranking step 0 in docs/discovery.md); one the catalogue uses, or one inside a value, is left as typed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyse } from '../../src/modules/discovery/ranking/query.js';
+import { analyse, matchQuery } from '../../src/modules/discovery/ranking/query.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -73,5 +73,36 @@ describe('a short form in a query, through the app', () => {
 
   it('"uk bank hols 2025" finds the public holidays first', async () => {
     expect(keysOf(await discoverOk(t, { query: 'uk bank hols 2025' }))[0]).toBe('calendarium/holidays');
+  });
+});
+
+describe('terms of the trade in an endpoint (sixteenth round)', () => {
+  const index = buildSearchIndex(
+    [
+      indexedEndpoint('bars', { description: 'Daily OHLCV bars for a ticker.' }),
+      indexedEndpoint('summary', { description: 'Daily price summary for a ticker: last trade and change.' }),
+    ],
+    vectors,
+  );
+  const best = (query: string) => {
+    const hits = matchQuery(index, query);
+    const top = [...hits.slots].map((slot, k) => [slot, hits.relevance[k] as number] as const);
+    top.sort((a, b) => b[1] - a[1]);
+    return index.endpoints[top[0]?.[0] as number]?.slug;
+  };
+
+  it('are indexed with the words they stand for', () => {
+    expect(best('daily open high low close volume for MSFT')).toBe('bars');
+  });
+
+  it('are matched as those words in a query when the catalogue spells them out', () => {
+    const words = asked(['Speech recognition for recorded calls.', 'Weather now.'], 'asr for a call');
+    expect(words).toEqual(expect.arrayContaining(['automatic', 'speech', 'recognition']));
+  });
+
+  it('"mt" is read in an endpoint, not in a query, where it is as often a mountain', () => {
+    expect(asked(['Machine translation of short texts.', 'Weather now.'], 'weather on mt fuji')).toContain(
+      'mt',
+    );
   });
 });

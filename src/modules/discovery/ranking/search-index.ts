@@ -23,6 +23,7 @@ import {
   updateLexical,
 } from './lexical.js';
 import { RowBounds } from './row-bounds.js';
+import { termSpelledOut } from './short-forms.js';
 import { contentWords, splitName, stem } from './text.js';
 import type { IndexedEndpoint } from './types.js';
 import { normalise, type WordVectors } from './vectors.js';
@@ -184,6 +185,16 @@ function analyseEndpoint(e: IndexedEndpoint): Analysed {
       if (f === 'slug' || f === 'tags') keys.add(s);
       tokens.push([word, s, FIELD_WEIGHTS[f]]);
       best.set(s, Math.max(best.get(s) ?? 0, Math.min(1, FIELD_WEIGHTS[f])));
+      // A term of the trade ("ASR") brings the words it stands for into the same field (short-forms.ts);
+      // they are not key words: an endpoint is not about more things for being written in jargon.
+      const term = termSpelledOut(word);
+      if (term === undefined) continue;
+      for (const long of contentWords(term)) {
+        const ls = stem(long);
+        stems.push(ls);
+        tokens.push([long, ls, FIELD_WEIGHTS[f]]);
+        best.set(ls, Math.max(best.get(ls) ?? 0, Math.min(1, FIELD_WEIGHTS[f])));
+      }
     }
     const joined = stems.join(' ');
     if (f === 'category') doc.provider = `${doc.provider} ${joined}`;
