@@ -30,7 +30,7 @@ export const DiscoverBodySchema = Type.Object(
           'processed, not as what is asked for: "translate \'check my balance\' into Spanish" asks for translation. ' +
           'Include the value you hold (an IP or e-mail address, a URL or domain, a 0x address, a transaction ' +
           'hash, a phone number, an amount such as "2.5 ETH" or "$20", a date such as "4 November 2023", ' +
-          'coordinates such as "40.7484,-73.9857"): ' +
+          'coordinates such as "40.7484,-73.9857", a link to an image, recording or PDF), quoted or not: ' +
           'endpoints whose parameters take it rank higher',
       }),
     ),
