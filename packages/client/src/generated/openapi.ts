@@ -3579,7 +3579,7 @@ export interface paths {
                         };
                         /** @default 10 */
                         limit?: number;
-                        /** @description natural-language description of the capability. Text in quotes is read as the payload to be processed, not as what is asked for: "translate 'check my balance' into Spanish" asks for translation. Include the value you hold (an IP or e-mail address, a URL or domain, a 0x address, a transaction hash, a phone number, an amount such as "2.5 ETH" or "$20", a date such as "4 November 2023", coordinates such as "40.7484,-73.9857"): endpoints whose parameters take it rank higher */
+                        /** @description natural-language description of the capability. Text in quotes is read as the payload to be processed, not as what is asked for: "translate 'check my balance' into Spanish" asks for translation. Include the value you hold (an IP or e-mail address, a URL or domain, a 0x address, a transaction hash, a phone number, an amount such as "2.5 ETH" or "$20", a date such as "4 November 2023", coordinates such as "40.7484,-73.9857", a link to an image, recording or PDF), quoted or not: endpoints whose parameters take it rank higher */
                         query?: string;
                     };
                 };
@@ -3594,7 +3594,7 @@ export interface paths {
                         "application/json": {
                             meta: {
                                 /**
-                                 * @description Only with a query. How well the first result answers it: good; weak (match_strength below 0.14: most likely nothing in the catalogue does what was asked, the results are only the closest things); none (no result at all).
+                                 * @description Only with a query. How well the first result answers it: good; weak (match_strength below 0.125: most likely nothing in the catalogue does what was asked, the results are only the closest things); none (no result at all).
                                  * @enum {string}
                                  */
                                 match_quality?: "good" | "weak" | "none";
