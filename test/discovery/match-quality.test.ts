@@ -39,6 +39,10 @@ describe('a channel named as the verb ("text +1 …", "email bob@…", "ring him
     expect(queryAsRead('can you text all 80 members that the pool is closed')).toBe(
       'can you send sms text all 80 members that the pool is closed',
     );
+    // Where a request's verb stands is one rule for the channel verbs and the action rule (REQUEST_LEAD).
+    expect(queryAsRead('I need to text all 80 members that the pool is closed')).toBe(
+      'I need to send sms text all 80 members that the pool is closed',
+    );
     for (const query of [
       'text to speech api',
       'text embeddings api',
@@ -230,6 +234,8 @@ describe('an action asked of a read-only endpoint', () => {
     'I need to register brightloaf.com for two years',
     'Point the A record of shop.example.com at 203.0.113.7',
     'The weather is fine. Place a market order for 10 TSLA',
+    'the price is fine; place a market order for 10 TSLA',
+    'we checked the stock, please send 2 units to depot 4',
   ];
   const questions = [
     'how much USDC would I get if I swapped 5 WETH',

@@ -50,13 +50,21 @@ const CHANNEL_VERBS: Record<string, string> = {
   phone: 'call',
 };
 /**
- * The verb stands where a request's verb does (first in a sentence, after "please", "can you", …) and is
+ * Where a request's verb stands: first in a sentence (after "please" too), or after "please", "can you",
+ * "could you", "would you", "I need to", "we want to", "help me" (a regular expression's source, for the
+ * word after it). Read by the channel verbs here and by the action rule of the match quality.
+ */
+export const REQUEST_LEAD =
+  "(?:^|[.!?;]\\s+)(?:please\\s+)?|\\b(?:please|(?:can|could|would) you(?: please)?|(?:i|we) (?:need|want|'d like|would like) to|help me)\\s+";
+
+/**
+ * The verb stands where a request's verb does (`REQUEST_LEAD`) and is
  * followed by whom or what it goes to — a value (`+44…`, `(415)…`, `bob@…`) or a determiner or pronoun
  * ("all 80 members", "a customer", "him") — so "text to speech", "email deliverability" and "sms otp"
  * keep their nouns.
  */
 const CHANNEL_REQUEST = new RegExp(
-  `(^|[.!?;]\\s+|\\b(?:please|can you|could you|would you)\\s+)(${Object.keys(CHANNEL_VERBS).join('|')})\\s+` +
+  `(${REQUEST_LEAD})(${Object.keys(CHANNEL_VERBS).join('|')})\\s+` +
     '(?=[+(]?\\d|[^\\s@]+@|(?:a|an|the|all|every|each|everyone|everybody|my|our|your|his|her|their|him|them|me|us|this|these|those)\\b)',
   'giu',
 );

@@ -2,6 +2,7 @@
 // right answer in the catalogue still has a best match (the ranking always finds the closest thing), so
 // its relevance alone does not tell "nothing fits" from "this fits"; what does is whether the words that
 // carry the query's meaning are found in that endpoint at all.
+import { REQUEST_LEAD } from './as-read.js';
 import { analyse, neighboursOf, QUERY_TUNING } from './query.js';
 import type { SearchIndex, VocabEntry } from './search-index.js';
 import { contentWords, valueWords } from './text.js';
@@ -71,18 +72,12 @@ const ACTION_VERBS = new Set(
     ' ',
   ),
 );
-/** Where a request's verb stands: first in a sentence, or after "please", "can you", "I need to", "help me". */
-const REQUEST_VERB = [
-  /(?:^|[.!?]\s+)(?:please\s+)?([a-z]+)/g,
-  /\b(?:can|could|would) you (?:please )?([a-z]+)/g,
-  /\b(?:i|we) (?:need|want|'d like|would like) to ([a-z]+)/g,
-  /\bhelp me ([a-z]+)/g,
-];
+/** An action verb where a request's verb stands (`REQUEST_LEAD`, as-read.ts). */
+const ACTION_REQUEST = new RegExp(`(?:${REQUEST_LEAD})(?:${[...ACTION_VERBS].join('|')})\\b`);
 
 /** Whether the query asks for an action with a side effect (an imperative of `ACTION_VERBS`). */
 export function asksForAction(query: string): boolean {
-  const text = query.toLowerCase();
-  return REQUEST_VERB.some((form) => [...text.matchAll(form)].some((m) => ACTION_VERBS.has(m[1] as string)));
+  return ACTION_REQUEST.test(query.toLowerCase());
 }
 
 /** Evidence that endpoint `doc` answers `query`: per query word, the best credit the endpoint gives it. */
