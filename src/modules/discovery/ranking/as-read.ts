@@ -58,10 +58,9 @@ export const REQUEST_LEAD =
   "(?:^|[.!?;]\\s+)(?:please\\s+)?|\\b(?:please|(?:can|could|would) you(?: please)?|(?:i|we) (?:need|want|'d like|would like) to|help me)\\s+";
 
 /**
- * The verb stands where a request's verb does (`REQUEST_LEAD`) and is
- * followed by whom or what it goes to — a value (`+44…`, `(415)…`, `bob@…`) or a determiner or pronoun
- * ("all 80 members", "a customer", "him") — so "text to speech", "email deliverability" and "sms otp"
- * keep their nouns.
+ * The verb stands where a request's verb does (`REQUEST_LEAD`) and is followed by whom or what it goes to —
+ * a value (`+44…`, `(415)…`, `bob@…`) or a determiner or pronoun ("all 80 members", "a customer", "him") —
+ * so "text to speech", "email deliverability" and "sms otp" keep their nouns.
  */
 const CHANNEL_REQUEST = new RegExp(
   `(${REQUEST_LEAD})(${Object.keys(CHANNEL_VERBS).join('|')})\\s+` +
