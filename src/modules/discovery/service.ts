@@ -295,7 +295,7 @@ export class DiscoveryService {
     const firstSeen = await this.mirror.current(req.fresh);
     const quality = await this.refreshQuality(req.fresh);
     // A quoted payload is what the caller wants processed, not what it asks for; "text +1 …" asks to send an
-    // SMS (text.ts, ranking step 0).
+    // SMS (as-read.ts, ranking step 0).
     const query = req.query === undefined ? undefined : queryAsRead(req.query);
     const key = query === undefined ? undefined : normaliseQuery(query);
     // A quoted value's words are left out, its kind is not (as-read.ts): the matches are cached by both.
