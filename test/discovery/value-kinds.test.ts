@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quotedValueKinds } from '../../src/modules/discovery/ranking/as-read.js';
-import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
 import {
   acceptedKinds,
   isQuotedValue,
-  producedKinds,
   VALUE_KIND_WEIGHT,
   valueKindOrder,
   valueKindsOf,
@@ -276,34 +274,6 @@ describe('valueKindOrder', () => {
       (slot) => readers[slot],
     );
     expect((byPage as Float64Array)[0]).toBeGreaterThan((byPage as Float64Array)[1] as number);
-  });
-
-  it('moves an endpoint that produces what the caller holds, and does not take it, the other way', () => {
-    const text = (description: string) => ({ type: 'string', required: true, description });
-    const geocoders = [
-      indexedEndpoint('forward', {
-        parameters: { address: text('Street address') },
-        responseSchema: { lat: { type: 'number' }, lon: { type: 'number' } },
-      }),
-      indexedEndpoint('reverse', {
-        parameters: { lat: text('Latitude'), lon: text('Longitude') },
-        responseSchema: { formatted_address: { type: 'string' } },
-      }),
-    ];
-    expect([...producedKinds(geocoders[0] as IndexedEndpoint)]).toEqual(['coordinates']);
-    expect([...producedKinds(geocoders[1] as IndexedEndpoint)]).toEqual(['street']);
-    const byPoint = valueKindOrder(hits, ['coordinates'], (slot) => geocoders[slot]) as Float64Array;
-    expect(byPoint[0]).toBeCloseTo(0.62 - VALUE_KIND_WEIGHT, 12);
-    expect(byPoint[1]).toBeCloseTo(0.58 + VALUE_KIND_WEIGHT, 12);
-    // One that takes what it returns (a link shortener: a URL in, a URL out) is not moved back.
-    const shortener = indexedEndpoint('shorten', {
-      parameters: { url: text('Long URL') },
-      responseSchema: { short_url: { type: 'string' }, email: { type: 'string' } },
-    });
-    expect([...producedKinds(shortener)]).toEqual(['email']);
-    // A wallet's or an e-mail's address in a response is not a street address.
-    const wallet = indexedEndpoint('wallet', { responseSchema: { wallet_address: { type: 'string' } } });
-    expect([...producedKinds(wallet)]).toEqual([]);
   });
 
   it('gives a share for a query holding values of two kinds', () => {

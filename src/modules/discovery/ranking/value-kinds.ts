@@ -242,46 +242,6 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
   return kinds;
 }
 
-/** Kinds an endpoint may produce that a caller may already hold, read from its response's field names. */
-const PRODUCED: Array<[ValueKind, RegExp]> = [
-  ['coordinates', /\b(?:lat|latitude|lon|lng|longitude|latlng|latlon|coordinates|coords)\b/],
-  ['email', /\b(?:email|emails|e-mail)\b/],
-  ['phone', /\b(?:phone|msisdn|mobile)\b/],
-  ['transaction', /\b(?:tx|txid|hash|transaction)\b/],
-];
-/** JSON Schema's own words, not fields. */
-const SCHEMA_WORDS = new Set(['type', 'items', 'properties', 'description', 'required', 'enum', 'format']);
-
-function responseFieldNames(schema: unknown, out: string[] = []): string[] {
-  if (schema && typeof schema === 'object' && !Array.isArray(schema))
-    for (const [key, value] of Object.entries(schema)) {
-      if (!SCHEMA_WORDS.has(key)) out.push(splitName(key).toLowerCase());
-      responseFieldNames(value, out);
-    }
-  return out;
-}
-
-const produced = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
-
-/**
- * The kinds of value an endpoint's response holds (memoised): a forward geocoder's `lat` and `lon`, an
- * e-mail finder's `email`, a sender's `tx_hash`; a street address when a field says street or address and
- * nothing of another kind's address (sixteenth round).
- */
-export function producedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
-  let kinds = produced.get(e);
-  if (!kinds) {
-    const found = new Set<ValueKind>();
-    for (const field of responseFieldNames(e.responseSchema)) {
-      for (const [kind, form] of PRODUCED) if (form.test(field)) found.add(kind);
-      if (takesStreetAddress(field)) found.add('street');
-    }
-    kinds = found;
-    produced.set(e, kinds);
-  }
-  return kinds;
-}
-
 /** Weight of the share of the query's value kinds an endpoint takes, added to its order score. */
 export const VALUE_KIND_WEIGHT = 0.1;
 
@@ -304,12 +264,7 @@ export function valueKindOrder(
     const e = endpointAt(hits.slots[k] as number);
     if (!e) continue;
     const takes = acceptedKinds(e);
-    const makes = producedKinds(e);
-    // An endpoint that produces what the caller already holds, and does not take it, goes the other way:
-    // "what street address is at 48.8584, 2.2945" is not asked of a geocoder that returns lat and lon.
-    for (const kind of kinds)
-      if (takes.has(kind)) order[k] = (order[k] as number) + step;
-      else if (makes.has(kind)) order[k] = (order[k] as number) - step;
+    for (const kind of kinds) if (takes.has(kind)) order[k] = (order[k] as number) + step;
   }
   return order;
 }
