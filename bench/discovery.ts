@@ -9,53 +9,23 @@
 // --embeddings=off (words alone), -v (the answerable queries below EVAL_MISS_BELOW, default 0.5).
 // EVAL_DUMP=<file> appends one JSON line per query (set, id, query, flagged, strength, first ten results,
 // nDCG@10): two trees' dumps compare query by query.
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { appendFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { closeDeps, createDeps } from '../src/deps.js';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
+import { BENCH_ADMIN, startBenchApp } from './bench-app.js';
 import { plainBm25 } from './discovery-bm25.js';
 import { DEV_DIR, devFilters, loadDevSet, toIndexedEndpoints } from './discovery-devset.js';
 import { type DevProvider, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
 import { scaleBenchmark } from './discovery-scale.js';
-
-const ADMIN = 'bench-admin-token-0123456789abcdef';
-
-async function startApp(env: Record<string, string> = {}) {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-  const config = loadConfig({
-    ...env,
-    SVC_ENV: 'devnet',
-    SVC_DATA_DIR: dataDir,
-    SVC_ADMIN_TOKEN: ADMIN,
-    SVC_ENCRYPTION_KEY: 'b'.repeat(64),
-    SVC_SAMPLE_PROVIDERS: 'off',
-    SVC_RATE_LIMIT_MULTIPLIER: '1000000',
-    LOG_LEVEL: 'silent',
-  });
-  const deps = await createDeps(config, { inMemoryDb: true });
-  const app = await buildApp(deps, { logger: false });
-  await app.ready();
-  return {
-    app,
-    async close() {
-      await app.close();
-      await closeDeps(deps);
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 async function createProviders(app: FastifyInstance, providers: DevProvider[]) {
   for (const p of providers) {
     const res = await app.inject({
       method: 'POST',
       url: '/v1/admin/providers',
-      headers: { authorization: `Bearer ${ADMIN}` },
+      headers: { authorization: `Bearer ${BENCH_ADMIN}` },
       payload: { ...p, base_url: 'http://127.0.0.1:9' },
     });
     if (res.statusCode !== 201) throw new Error(`provider ${p.provider_id}: ${res.statusCode} ${res.body}`);
@@ -87,7 +57,7 @@ interface LabelledSet {
  */
 async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
   const { providers, queries } = loadDevSet(set.dir);
-  const { app, close } = await startApp({ SVC_EMBEDDINGS: embeddings });
+  const { app, close } = await startBenchApp({ SVC_EMBEDDINGS: embeddings });
   const endpoints = toIndexedEndpoints(providers);
   const bm25 = plainBm25(endpoints);
   const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;

@@ -2,31 +2,13 @@
 // without ranking anything, so a sealed folder can be checked before it is committed: every provider is
 // created through the admin API (the service's own validation), and every label of its queries names an
 // endpoint of the catalogue. Prints the counts; exits 1 when anything fails.
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { closeDeps, createDeps } from '../src/deps.js';
+import { BENCH_ADMIN, startBenchApp } from './bench-app.js';
 import { loadDevSet } from './discovery-devset.js';
 
-const ADMIN = 'unseen-check-admin-token-0123456789';
-
 async function check(dir: string): Promise<boolean> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-unseen-check-'));
-  const config = loadConfig({
-    SVC_ENV: 'devnet',
-    SVC_DATA_DIR: dataDir,
-    SVC_ADMIN_TOKEN: ADMIN,
-    SVC_ENCRYPTION_KEY: 'b'.repeat(64),
-    SVC_SAMPLE_PROVIDERS: 'off',
-    SVC_EMBEDDINGS: 'off',
-    LOG_LEVEL: 'silent',
-  });
-  const deps = await createDeps(config, { inMemoryDb: true });
-  const app = await buildApp(deps, { logger: false });
+  const { app, close } = await startBenchApp({ SVC_EMBEDDINGS: 'off' });
   try {
-    await app.ready();
     const { providers, queries } = loadDevSet(dir);
     const endpoints = new Set<string>();
     let rejected = 0;
@@ -34,7 +16,7 @@ async function check(dir: string): Promise<boolean> {
       const res = await app.inject({
         method: 'POST',
         url: '/v1/admin/providers',
-        headers: { authorization: `Bearer ${ADMIN}` },
+        headers: { authorization: `Bearer ${BENCH_ADMIN}` },
         payload: { ...p, base_url: 'http://127.0.0.1:9' },
       });
       if (res.statusCode !== 201) {
@@ -57,9 +39,7 @@ async function check(dir: string): Promise<boolean> {
     );
     return rejected === 0 && missing === 0;
   } finally {
-    await app.close();
-    await closeDeps(deps);
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }
 
