@@ -1,12 +1,14 @@
 // The service as the benchmarks run it in-process: in-memory PGlite, devnet, no sample providers, a known
-// admin token, rate limits out of the way. One home for that set-up (bench/discovery.ts,
-// bench/unseen-check.ts).
+// admin token, rate limits out of the way; and a catalogue loaded into it through the admin API. One home
+// for that set-up (bench/discovery.ts, bench/unseen-check.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { closeDeps, createDeps } from '../src/deps.js';
+import type { DevProvider } from './discovery-metrics.js';
 
 export const BENCH_ADMIN = 'bench-admin-token-0123456789abcdef';
 
@@ -34,4 +36,19 @@ export async function startBenchApp(env: Record<string, string> = {}) {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Creates each provider through the admin API; what it refused, one line per provider. */
+export async function createProviders(app: FastifyInstance, providers: DevProvider[]): Promise<string[]> {
+  const refused: string[] = [];
+  for (const p of providers) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/admin/providers',
+      headers: { authorization: `Bearer ${BENCH_ADMIN}` },
+      payload: { ...p, base_url: 'http://127.0.0.1:9' },
+    });
+    if (res.statusCode !== 201) refused.push(`${p.provider_id}: ${res.statusCode} ${res.body}`);
+  }
+  return refused;
 }

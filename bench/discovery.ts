@@ -14,23 +14,11 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
 import { type IndexedEndpoint, NO_CALLS_QUALITY } from '../src/modules/discovery/ranking/types.js';
-import { BENCH_ADMIN, startBenchApp } from './bench-app.js';
+import { createProviders, startBenchApp } from './bench-app.js';
 import { plainBm25 } from './discovery-bm25.js';
 import { DEV_DIR, devFilters, loadDevSet, toIndexedEndpoints } from './discovery-devset.js';
-import { type DevProvider, ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
+import { ndcgAt, recallAt, reciprocalRank } from './discovery-metrics.js';
 import { scaleBenchmark } from './discovery-scale.js';
-
-async function createProviders(app: FastifyInstance, providers: DevProvider[]) {
-  for (const p of providers) {
-    const res = await app.inject({
-      method: 'POST',
-      url: '/v1/admin/providers',
-      headers: { authorization: `Bearer ${BENCH_ADMIN}` },
-      payload: { ...p, base_url: 'http://127.0.0.1:9' },
-    });
-    if (res.statusCode !== 201) throw new Error(`provider ${p.provider_id}: ${res.statusCode} ${res.body}`);
-  }
-}
 
 interface DiscoverResult {
   results: Array<{ provider_id: string; endpoint_slug: string; relevance_score: number }>;
@@ -62,7 +50,8 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
   const bm25 = plainBm25(endpoints);
   const keyOf = (i: number) => `${endpoints[i]?.providerId}/${endpoints[i]?.slug}`;
   try {
-    await createProviders(app, providers);
+    const refused = await createProviders(app, providers);
+    if (refused.length > 0) throw new Error(`providers refused: ${refused.join('; ')}`);
     // Rank once every endpoint has its sentence vector (a deployment's steady state).
     await discover(app, { query: 'warm up' });
     while (app.discovery.embeddingsPending > 0) await new Promise((r) => setTimeout(r, 100));
