@@ -440,3 +440,91 @@ describe('POST /v1/discover with coordinates in the query', () => {
     expect(keysOf(byPoint).slice(0, 2)).toEqual(['geodesk/reverse', 'geodesk/forward']);
   });
 });
+
+describe('many items at once (seventeenth round)', () => {
+  it('reads a count of ten or more before the things counted, or "in one go", as asking for many', () => {
+    for (const query of [
+      'text 5000 customers a promo code',
+      'geocode ~800 customer addresses to lat/lng',
+      'let all 80 volunteers know by text',
+      'vectorize 10k product descriptions',
+      'sentiment of 1,200 app store reviews',
+      'weather for my store locations in a single request',
+      'shorten these links in one go',
+    ])
+      expect(valueKindsOf(query.toLowerCase()), query).toContain('many');
+  });
+
+  it('does not read times, measures, money, years, codes or what comes back as many', () => {
+    for (const query of [
+      'add 10 business days to 2024-12-20',
+      'how many yen is 2,500 swiss francs',
+      'render the invoice with 15 mm margins',
+      'top 10 headlines about tesla',
+      'last 50 transactions of my wallet',
+      'call +44 7700 900123 about 3 parcels',
+      'rainfall totals for 2020 harvests',
+      'buy 10 shares of nvda',
+      'weather in oslo for the next 14 days',
+    ])
+      expect(valueKindsOf(query), query).not.toContain('many');
+  });
+
+  it('knows the endpoints that take many: batch or bulk by name, by description, or an array required', () => {
+    const takesMany = (fields: Parameters<typeof indexedEndpoint>[1]) =>
+      acceptedKinds(indexedEndpoint('x', fields)).has('many');
+    expect(takesMany({ slug: 'batch-geocode' })).toBe(true);
+    expect(takesMany({ slug: 'send', tags: ['bulk sms'] })).toBe(true);
+    expect(takesMany({ description: 'Geocode up to 10,000 addresses in one request.' })).toBe(true);
+    expect(
+      takesMany({ parameters: { texts: { type: 'array', required: true, description: 'Texts to embed' } } }),
+    ).toBe(true);
+    expect(takesMany({ slug: 'geocode', description: 'Coordinates of one street address.' })).toBe(false);
+    expect(
+      takesMany({
+        parameters: { fields: { type: 'array', required: false, description: 'Fields to return' } },
+      }),
+    ).toBe(false);
+  });
+});
+
+describe('POST /v1/discover asking for many items at once', () => {
+  let t: TestApp;
+  // Two geocoders described alike, the one for an address at a time a little closer to the query's words.
+  beforeAll(async () => {
+    t = await createTestApp({ env: DISCOVERY_TEST_ENV });
+    await createProvider(t, {
+      id: 'pinpoint',
+      category: 'data_intelligence',
+      endpoints: [
+        {
+          slug: 'geocode',
+          description: 'Latitude and longitude coordinates of customer street addresses, one by one.',
+          parameters: { address: { type: 'string', required: true, description: 'Street address' } },
+        },
+        {
+          slug: 'geocode-many',
+          description: 'Latitude and longitude coordinates of customer street addresses, many at once.',
+          parameters: {
+            addresses: { type: 'array', required: true, description: 'Street addresses' },
+          },
+        },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('ranks first the endpoint that takes many when the query counts many, and leaves one address alone', async () => {
+    const one = await discoverOk(t, { query: 'latitude and longitude coordinates of a customer address' });
+    expect(keysOf(one).slice(0, 2)).toEqual(['pinpoint/geocode', 'pinpoint/geocode-many']);
+    const many = await discoverOk(t, {
+      query: 'latitude and longitude coordinates of 800 customer addresses',
+    });
+    expect(keysOf(many).slice(0, 2)).toEqual(['pinpoint/geocode-many', 'pinpoint/geocode']);
+    // Only the order moved: its words still favour the single geocoder a little.
+    const [first, second] = many.results.map((r) => r.relevance_score);
+    expect(first).toBeLessThan(second as number);
+  });
+});
