@@ -25,7 +25,7 @@ export type ValueKind =
 /** What a file is, by its name's ending: the one in a URL or a bare file name (receipt.jpg). */
 type FileKind = 'image' | 'audio' | 'video' | 'document';
 /** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
-type SpanningKind = 'phone' | 'amount' | 'date' | 'coordinates' | 'street' | 'many';
+type SpanningKind = 'phone' | 'amount' | 'date' | 'coordinates' | 'street';
 
 /** What a file holds, by its name's ending (sixteenth round). */
 const FILE_KINDS: Record<string, FileKind> = {};
@@ -80,22 +80,6 @@ const LETTERS = 'a-zß-öø-ÿ';
 const LETTER = `[${LETTERS}]`;
 const CURRENCY_WORDS =
   'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|won|kronor|kroner|zloty';
-/** Units of time, measure and money, and other things counted that are not items handled one by one. */
-const NOT_ITEMS =
-  'days?|hours?|hrs?|minutes?|mins?|seconds?|secs?|weeks?|months?|years?|yrs?|miles?|km|kilometers?|kilometres?|meters?|metres?|feet|inches|pounds?|lbs|kg|grams?|litres?|liters?|gallons?|ounces?|cups?|dollars?|euros?|francs?|rupees?|pesos?|cents?|sats|points?|words?|characters?|chars|pages?|tokens?|percent|degrees?|times|steps?|shares|dpi|tonnes?|tons?|mm|cm|px|ms|gb|mb|kb|hz|mph';
-/** Words that may stand between a count and the things counted ("800 customer addresses") but are not them. */
-const NOT_QUALIFIERS =
-  'of|by|to|in|on|at|and|or|from|for|that|this|is|was|the|a|an|with|per|each|every|more|less';
-const MANY = new RegExp(
-  [
-    // A count that is a token of its own (not the tail of a phone number, an amount or a code, not a
-    // year), before the things counted; "top 10", "last 50", "up to 20" count what comes back.
-    `(?<!\\b(?:top|last|latest|first|recent|past|next|largest|biggest|to|max|maximum|limit|under|over|within|least)\\s+)(?<![\\w.,/$€£¥₹+#:-]|[\\d.,/$€£¥₹+#:-]\\s)(?!(?:19|20)\\d\\d\\b)(?:\\d{2,4}|\\d{1,3}(?:,\\d{3})+|\\d+(?:\\.\\d+)?k)\\+?\\s+(?!(?:${NOT_ITEMS}|${NOT_QUALIFIERS})\\b)(?:${LETTER}[${LETTERS}'-]*\\s+(?!(?:${NOT_QUALIFIERS})\\b)){0,2}(?!(?:${NOT_ITEMS})\\b)${LETTER}[${LETTERS}'-]*${LETTER}{2}(?<!s)s\\b`,
-    '\\b(?:in one go|at once|in (?:a )?single (?:call|request|batch|job|go|run)|in one (?:call|request|batch|job|run)|in bulk|en masse)\\b',
-  ].join('|'),
-  // No `u` flag (Latin letters spelled out): see the date's expression.
-  'i',
-);
 /** A phone number, and an amount of money or tokens (a number before an ISO currency code, a common
  *  token ticker or a currency word, or after a currency sign); thirteenth round. A date; fourteenth.
  *  Coordinates and a street address; fifteenth. */
@@ -149,11 +133,6 @@ const SPANNING: Array<[SpanningKind, RegExp]> = [
       'i',
     ),
   ],
-  // Many items to be handled at once (seventeenth round): a count of ten or more before the things
-  // counted ("5,000 customers", "~800 customer addresses", "all 80 volunteers"; not a time, a measure or
-  // money, and not "top 10 results", which counts what comes back), or "in one go", "at once", "in a
-  // single request", "in bulk".
-  ['many', MANY],
 ];
 
 /** The distinct kinds of the values in a query, in the order they first appear. */
@@ -204,7 +183,6 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   date: ['date', 'dates', 'datetime', 'timestamp', 'time', 'since', '8601'],
   coordinates: ['lat', 'latitude', 'lon', 'lng', 'longitude', 'latlng', 'latlon', 'coordinates', 'coords'],
   street: [], // read per parameter (takesStreetAddress): "address" is also a wallet's, an e-mail's, an IP's
-  many: [], // read from the whole endpoint (takesMany)
 };
 
 /**
@@ -234,23 +212,6 @@ function takesFiles(name: string, description = ''): FileKind[] {
   return (Object.keys(FILE_WORDS) as FileKind[]).filter((kind) => FILE_WORDS[kind].test(text));
 }
 
-/**
- * Whether an endpoint handles many items in one call (seventeenth round): its slug or tags say batch, bulk,
- * broadcast, blast or matrix; its description says so ("batch", "up to 1,000", "in one request",
- * "multiple", "a list of"); or it requires an array.
- */
-function takesMany(e: IndexedEndpoint): boolean {
-  return (
-    /\b(?:batch|bulk|mass|multi|broadcast|blast|matrix)\b/.test(
-      `${splitName(e.slug)} ${e.tags.join(' ')}`.toLowerCase(),
-    ) ||
-    /\b(?:batch|batches|bulk|up to [\d,]+k?|in (?:one|a single) (?:call|request)|at once|multiple|many|list of|array of|en masse)\b/i.test(
-      e.description,
-    ) ||
-    Object.values(e.parameters).some((spec) => spec.type === 'array' && spec.required)
-  );
-}
-
 const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
 
 /** The kinds of value an endpoint's parameters take (memoised per endpoint object). */
@@ -271,7 +232,6 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
       if (markers.some(says)) found.add(kind);
     // A bare domain is also what a URL parameter takes (example.com is a page).
     if (found.has('url')) found.add('domain');
-    if (takesMany(e)) found.add('many');
     for (const [name, spec] of Object.entries(e.parameters)) {
       if (takesStreetAddress(name, spec.description)) found.add('street');
       for (const kind of takesFiles(name, spec.description)) found.add(kind);
@@ -281,9 +241,6 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
   }
   return kinds;
 }
-
-/** A count of items says less of the endpoint wanted than a value's form does: it moves half as far. */
-export const MANY_SHARE = 0.5;
 
 /** Weight of the share of the query's value kinds an endpoint takes, added to its order score. */
 export const VALUE_KIND_WEIGHT = 0.1;
@@ -307,8 +264,7 @@ export function valueKindOrder(
     const e = endpointAt(hits.slots[k] as number);
     if (!e) continue;
     const takes = acceptedKinds(e);
-    for (const kind of kinds)
-      if (takes.has(kind)) order[k] = (order[k] as number) + (kind === 'many' ? MANY_SHARE * step : step);
+    for (const kind of kinds) if (takes.has(kind)) order[k] = (order[k] as number) + step;
   }
   return order;
 }
