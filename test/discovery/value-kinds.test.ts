@@ -49,7 +49,7 @@ describe('valueKindsOf', () => {
       ["text +44 7700 900123: 'your table is ready'", ['phone']],
       ['text +447700900123, then check the code', ['phone']],
       ['ring (415) 555-0100 and read this out', ['phone']],
-      ['how much usdc would i get for 2.5 eth on arbitrum', ['amount']],
+      ['how much usdc would i get for 2.5 eth on arbitrum', ['amount', 'tokens']],
       ['how many japanese yen is 2,500 swiss francs worth today?', ['amount']],
       ['convert 250.50 chf to jpy', ['amount']],
       ['send $20 to bob@acme.com', ['email', 'amount']],
@@ -200,7 +200,7 @@ describe('acceptedKinds', () => {
   it('knows the parameters that take a phone number or an amount', () => {
     expect(kindsOf('to', 'Recipient number in E.164 format')).toEqual(['phone']);
     expect(kindsOf('msisdn', '')).toEqual(['phone']);
-    expect(kindsOf('amountIn', 'Tokens to sell')).toEqual(['amount']);
+    expect(kindsOf('amountIn', 'Tokens to sell')).toEqual(['amount', 'tokens']);
     expect(kindsOf('qty', '')).toEqual(['amount']);
     expect(kindsOf('count', 'How many results')).toEqual([]);
   });
@@ -279,6 +279,53 @@ describe('valueKindOrder', () => {
   it('gives a share for a query holding values of two kinds', () => {
     const order = valueKindOrder(hits, ['ip', 'email'], (slot) => endpoints[slot]) as Float64Array;
     expect(order[1]).toBeCloseTo(0.58 + VALUE_KIND_WEIGHT / 2, 12);
+  });
+});
+
+describe('amounts of tokens (seventeenth round)', () => {
+  it('reads an amount of a token as an amount of tokens too, and money as money only', () => {
+    expect(valueKindsOf('how much usdc would i get for 2.5 eth on arbitrum')).toEqual(['amount', 'tokens']);
+    expect(valueKindsOf('send 4,200 usdc to the treasury')).toEqual(['amount', 'tokens']);
+    expect(valueKindsOf('how many yen is 2,500 swiss francs')).toEqual(['amount']);
+    expect(valueKindsOf('convert $20 to eur')).toEqual(['amount']);
+  });
+
+  it('knows the endpoints that take an amount of tokens: on a chain, or speaking of tokens', () => {
+    const amount = { amount: { type: 'number', required: true, description: 'Amount to convert' } };
+    const kinds = (fields: Parameters<typeof indexedEndpoint>[1]) => [
+      ...acceptedKinds(indexedEndpoint('x', fields)),
+    ];
+    expect(kinds({ category: 'blockchain', parameters: amount })).toEqual(['amount', 'tokens']);
+    expect(kinds({ category: 'utility', parameters: amount })).toEqual(['amount']);
+    // On a chain, but taking no amount (a gas price): not an amount of tokens either.
+    expect(kinds({ category: 'blockchain', parameters: {} })).toEqual([]);
+  });
+
+  it('moves a swap quote above a currency converter for an amount of tokens', () => {
+    const converters = [
+      indexedEndpoint('fx-convert', {
+        category: 'data_intelligence',
+        parameters: { amount: { type: 'number', required: true, description: 'Amount to convert' } },
+      }),
+      indexedEndpoint('swap-quote', {
+        category: 'blockchain',
+        parameters: { amountIn: { type: 'string', required: true, description: 'Amount sold' } },
+      }),
+    ];
+    const hits = { slots: Int32Array.from([0, 1]), relevance: Float64Array.from([0.62, 0.58]) };
+    const byTokens = valueKindOrder(
+      hits,
+      valueKindsOf('how much usdc would i get for 2 eth'),
+      (slot) => converters[slot],
+    ) as Float64Array;
+    expect(byTokens[1]).toBeGreaterThan(byTokens[0] as number);
+    // An amount of money is taken by both alike: the words decide.
+    const byMoney = valueKindOrder(
+      hits,
+      valueKindsOf('how many yen is 2,500 swiss francs'),
+      (slot) => converters[slot],
+    ) as Float64Array;
+    expect(byMoney[0]).toBeGreaterThan(byMoney[1] as number);
   });
 });
 

@@ -25,7 +25,7 @@ export type ValueKind =
 /** What a file is, by its name's ending: the one in a URL or a bare file name (receipt.jpg). */
 type FileKind = 'image' | 'audio' | 'video' | 'document';
 /** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
-type SpanningKind = 'phone' | 'amount' | 'date' | 'coordinates' | 'street';
+type SpanningKind = 'phone' | 'amount' | 'tokens' | 'date' | 'coordinates' | 'street';
 
 /** What a file holds, by its name's ending (sixteenth round). */
 const FILE_KINDS: Record<string, FileKind> = {};
@@ -70,8 +70,9 @@ export function fileKindOf(token: string): FileKind | undefined {
 /** A month's name or its abbreviation; "may" too ("may 2 users" would read as a date, rarely written). */
 const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
-const CURRENCY_CODES =
-  'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
+/** Common token tickers: an amount of one is an amount of tokens (seventeenth round). */
+const TOKEN_CODES = 'btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
+const CURRENCY_CODES = `usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|${TOKEN_CODES}`;
 /** Street types written after a street's name (not "way", "place", "square": "the best way", "5 square meters"). */
 const STREET_TYPES =
   'street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|parkway|pkwy|highway|hwy|crescent';
@@ -92,6 +93,9 @@ const SPANNING: Array<[SpanningKind, RegExp]> = [
       'iu',
     ),
   ],
+  // An amount of a token ("2.5 eth", "4,200 USDC"; seventeenth round): also an amount, and asked of an
+  // endpoint that takes an amount of tokens, not of money (a swap quote, not a currency converter).
+  ['tokens', new RegExp(`\\b\\d[\\d,.]*\\s?(?:${TOKEN_CODES})\\b`, 'i')],
   // A calendar date (fourteenth round): 2024-03-01, 28.02.2023 or 3/14/24, 3 March or 14th of Nov, March 14
   // or Nov 10th, July 2019. A clock time alone ("6am", "9:00") is not one: it moved forecasts and
   // scheduled sends the wrong way more often than not. No `u` flag: with it the expression cost as much as
@@ -180,6 +184,7 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   document: [],
   phone: ['phone', 'msisdn', 'mobile', 'e.164'],
   amount: ['amount', 'qty', 'quantity'],
+  tokens: [], // an amount taken on a chain (acceptedKinds)
   date: ['date', 'dates', 'datetime', 'timestamp', 'time', 'since', '8601'],
   coordinates: ['lat', 'latitude', 'lon', 'lng', 'longitude', 'latlng', 'latlon', 'coordinates', 'coords'],
   street: [], // read per parameter (takesStreetAddress): "address" is also a wallet's, an e-mail's, an IP's
@@ -232,6 +237,13 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
       if (markers.some(says)) found.add(kind);
     // A bare domain is also what a URL parameter takes (example.com is a page).
     if (found.has('url')) found.add('domain');
+    // An amount is of tokens where the endpoint is on a chain or its parameters speak of tokens.
+    if (
+      found.has('amount') &&
+      (e.category === 'blockchain' ||
+        /\b(?:token|tokens|eth|wei|erc-?20|chain|swap|dex|crypto|coin)\b/.test(text))
+    )
+      found.add('tokens');
     for (const [name, spec] of Object.entries(e.parameters)) {
       if (takesStreetAddress(name, spec.description)) found.add('street');
       for (const kind of takesFiles(name, spec.description)) found.add(kind);
