@@ -120,12 +120,13 @@ describe('quoted values (sixteenth round)', () => {
     expect(isQuotedValue('1600 Amphitheatre Pkwy, Mountain View, CA 94043')).toBe(true);
   });
 
-  it('leaves a quoted message that holds a value as payload, and a quoted span without one', () => {
+  it('reads a quoted message that holds a value as a text, not as its values (seventeenth round)', () => {
     expect(
       quotedValueKinds("translate 'Hi Dana, the invoice from 2 May is still unpaid.' to German"),
-    ).toEqual([]);
-    expect(quotedValueKinds("summarise 'Meet me at 10 Downing Street at noon'")).toEqual([]);
-    expect(quotedValueKinds("translate 'check my balance' into Spanish")).toEqual([]);
+    ).toEqual(['text']);
+    expect(quotedValueKinds("summarise 'Meet me at 10 Downing Street at noon'")).toEqual(['text']);
+    expect(quotedValueKinds("translate 'check my balance' into Spanish")).toEqual(['text']);
+    expect(quotedValueKinds('translate check my balance into Spanish')).toEqual([]);
     expect(isQuotedValue('transfer 500 EUR to DE89 3704 0044 0532 0130 00')).toBe(false);
   });
 });
@@ -208,12 +209,12 @@ describe('acceptedKinds', () => {
     expect(kindsOf('lat', 'Latitude')).toEqual(['coordinates']);
     expect(kindsOf('latLng', '')).toEqual(['coordinates']);
     expect(kindsOf('point', 'Coordinates as lat,lon')).toEqual(['coordinates']);
-    expect(kindsOf('q', 'City name')).toEqual([]);
+    expect(kindsOf('city', 'City name')).toEqual([]);
   });
   it("knows the parameters that take a street address, and an address of another kind from a street's", () => {
     expect(kindsOf('address', 'Street address')).toEqual(['street']);
     expect(kindsOf('addr', '')).toEqual(['street']);
-    expect(kindsOf('q', 'Full postal address or place name')).toEqual(['street']);
+    expect(kindsOf('where', 'Full postal address or place name')).toEqual(['street']);
     expect(kindsOf('address', 'Wallet address')).toEqual(['account']);
     expect(kindsOf('to', 'Recipient address (0x…)')).toEqual(['account']);
     expect(kindsOf('address', 'E-mail address to verify')).toEqual(['email']);
@@ -279,6 +280,59 @@ describe('valueKindOrder', () => {
   it('gives a share for a query holding values of two kinds', () => {
     const order = valueKindOrder(hits, ['ip', 'email'], (slot) => endpoints[slot]) as Float64Array;
     expect(order[1]).toBeCloseTo(0.58 + VALUE_KIND_WEIGHT / 2, 12);
+  });
+});
+
+describe('a quoted text (seventeenth round)', () => {
+  it('knows the parameters that take a text, and that a recording or an image is not one', () => {
+    const kinds = (name: string, description: string) => [
+      ...acceptedKinds(
+        indexedEndpoint(name, { parameters: { [name]: { type: 'string', required: true, description } } }),
+      ),
+    ];
+    expect(kinds('text', 'The sentence to speak')).toEqual(['text']);
+    expect(kinds('message', '')).toEqual(['text']);
+    expect(kinds('q', 'Search keywords')).toEqual(['text']);
+    expect(kinds('audio_url', 'Link to the recording')).not.toContain('text');
+  });
+});
+
+describe('POST /v1/discover with a quoted text (seventeenth round)', () => {
+  let t: TestApp;
+  // Speech in both directions, described alike; the words favour the transcriber a little.
+  beforeAll(async () => {
+    t = await createTestApp({ env: DISCOVERY_TEST_ENV });
+    await createProvider(t, {
+      id: 'voxbox',
+      category: 'ai_ml',
+      endpoints: [
+        {
+          slug: 'speech-text',
+          description: 'Speech and text: an mp3 voice clip and its spoken words, out loud.',
+          parameters: { audio_url: { type: 'string', required: true, description: 'Recording URL' } },
+        },
+        {
+          slug: 'text-speech',
+          description: 'Speech and text: spoken words out loud, as an mp3 voice clip, made from text.',
+          parameters: { text: { type: 'string', required: true, description: 'Words to say' } },
+        },
+      ],
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('ranks first the endpoint that takes the text the caller holds in quotes', async () => {
+    const byWords = await discoverOk(t, { query: 'spoken words out loud as an mp3 voice clip' });
+    expect(keysOf(byWords).slice(0, 2)).toEqual(['voxbox/speech-text', 'voxbox/text-speech']);
+    const byText = await discoverOk(t, {
+      query: "spoken words out loud as an mp3 voice clip: 'Your order has shipped'",
+    });
+    expect(keysOf(byText).slice(0, 2)).toEqual(['voxbox/text-speech', 'voxbox/speech-text']);
+    // Only the order moved: the words still favour the transcriber a little.
+    const [first, second] = byText.results.map((r) => r.relevance_score);
+    expect(first).toBeLessThan(second as number);
   });
 });
 

@@ -19,7 +19,9 @@ export function withoutQuotedText(query: string): string {
 }
 
 /**
- * The kinds of the quoted spans that are values ('bob@acme.com', '221B Baker Street, London NW1 6XE'):
+ * The kinds of the quoted spans: 'text' for a sentence, message or phrase the caller wants processed
+ * (seventeenth round), and the kind of a span that is one value ('bob@acme.com', '221B Baker Street,
+ * London NW1 6XE'):
  * what the caller holds, whose kind says which endpoints can take it (ranking step 11), although its words
  * stay out of the match as any quoted span's do: an address's "street" and "London" would match a reverse
  * geocoder's description as well as the geocoder that takes the address (sixteenth round).
@@ -29,6 +31,9 @@ export function quotedValueKinds(query: string): ValueKind[] {
   for (const m of query.matchAll(QUOTED_SPAN)) {
     const inner = m[0].slice((m[1] as string).length + 1, -1);
     if (isQuotedValue(inner)) for (const kind of valueKindsOf(inner.toLowerCase())) kinds.add(kind);
+    // A quoted sentence, message or phrase is a text the caller holds: asked of an endpoint that takes
+    // text (speak it, translate it, score it, send it), not of one that takes a recording or an image.
+    else kinds.add('text');
   }
   return [...kinds];
 }

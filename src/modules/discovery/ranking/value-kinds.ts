@@ -21,7 +21,8 @@ export type ValueKind =
   | 'account'
   | 'transaction'
   | FileKind
-  | SpanningKind;
+  | SpanningKind
+  | 'text';
 /** What a file is, by its name's ending: the one in a URL or a bare file name (receipt.jpg). */
 type FileKind = 'image' | 'audio' | 'video' | 'document';
 /** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
@@ -188,6 +189,29 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   date: ['date', 'dates', 'datetime', 'timestamp', 'time', 'since', '8601'],
   coordinates: ['lat', 'latitude', 'lon', 'lng', 'longitude', 'latlng', 'latlon', 'coordinates', 'coords'],
   street: [], // read per parameter (takesStreetAddress): "address" is also a wallet's, an e-mail's, an IP's
+  // A text the caller holds in quotes (as-read.ts, seventeenth round): taken by a parameter for text.
+  text: [
+    'text',
+    'texts',
+    'message',
+    'msg',
+    'body',
+    'content',
+    'input',
+    'sentence',
+    'sentences',
+    'prompt',
+    'utterance',
+    'passage',
+    'passages',
+    'paragraph',
+    'query',
+    'q',
+    'keyword',
+    'keywords',
+    'phrase',
+    'string',
+  ],
 };
 
 /**
