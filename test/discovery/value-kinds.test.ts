@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quotedValueKinds } from '../../src/modules/discovery/ranking/as-read.js';
 import {
   acceptedKinds,
-  holdsTicker,
   isQuotedValue,
   VALUE_KIND_WEIGHT,
   valueKindOrder,
@@ -540,72 +539,5 @@ describe('POST /v1/discover with coordinates in the query', () => {
     expect(keysOf(byWords).slice(0, 2)).toEqual(['geodesk/forward', 'geodesk/reverse']);
     const byPoint = await discoverOk(t, { query: 'street address lookup for 40.748440,-73.985664' });
     expect(keysOf(byPoint).slice(0, 2)).toEqual(['geodesk/reverse', 'geodesk/forward']);
-  });
-});
-
-describe("a stock's ticker (seventeenth round)", () => {
-  const known =
-    (...words: string[]) =>
-    (word: string) =>
-      words.includes(word);
-  it('reads three to five capitals beside a word of the market, unless a currency, a coin or a catalogue word', () => {
-    expect(holdsTicker('AAPL last price', known())).toBe(true);
-    expect(holdsTicker('NVDA 5 min candles for yesterday', known())).toBe(true);
-    expect(holdsTicker('BRK.B share price', known())).toBe(true);
-    // No word of the market: an acronym or a code, not a ticker.
-    expect(holdsTicker('I have GPS 48.8584, 2.2945 from a photo', known())).toBe(false);
-    expect(holdsTicker('is LH400 delayed at JFK today', known())).toBe(false);
-    // A coin, a currency, a state, or a word the catalogue uses itself.
-    expect(holdsTicker('ETH price in EUR', known())).toBe(false);
-    expect(holdsTicker('home prices in Portland OR', known())).toBe(false);
-    expect(holdsTicker('price of a PDF conversion', known('pdf'))).toBe(false);
-    // Capitals throughout say nothing by their case.
-    expect(holdsTicker('AAPL PRICE', known())).toBe(false);
-  });
-
-  it('knows the endpoints that take a ticker: a symbol, on an endpoint that speaks of stocks', () => {
-    const symbol = { symbol: { type: 'string', required: true, description: 'Ticker symbol' } };
-    const takes = (fields: Parameters<typeof indexedEndpoint>[1]) =>
-      acceptedKinds(indexedEndpoint('x', fields)).has('ticker');
-    expect(takes({ description: 'Last trade price of a stock.', parameters: symbol })).toBe(true);
-    expect(takes({ description: 'Spot price of a coin.', parameters: symbol })).toBe(false);
-    expect(takes({ description: 'Stock market news.', parameters: {} })).toBe(false);
-  });
-});
-
-describe('POST /v1/discover with a ticker in the query', () => {
-  let t: TestApp;
-  // Two last prices, the one of a share a little further from the query's words.
-  beforeAll(async () => {
-    t = await createTestApp({ env: DISCOVERY_TEST_ENV });
-    await createProvider(t, {
-      id: 'pricedesk',
-      category: 'data_intelligence',
-      endpoints: [
-        {
-          slug: 'last-price',
-          description: 'Last price now with the day change.',
-          parameters: { symbol: { type: 'string', required: true, description: 'Symbol' } },
-        },
-        {
-          slug: 'share-price',
-          description: 'Last price now of a share, with the day change.',
-          parameters: { symbol: { type: 'string', required: true, description: 'Symbol' } },
-        },
-      ],
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  it("ranks first the endpoint that takes a stock's ticker when the query holds one", async () => {
-    const byWords = await discoverOk(t, { query: 'last price now with the day change' });
-    expect(keysOf(byWords).slice(0, 2)).toEqual(['pricedesk/last-price', 'pricedesk/share-price']);
-    const byTicker = await discoverOk(t, { query: 'NVDA last price now with the day change' });
-    expect(keysOf(byTicker).slice(0, 2)).toEqual(['pricedesk/share-price', 'pricedesk/last-price']);
-    // Only the order moved: the words still favour the other.
-    const [first, second] = byTicker.results.map((r) => r.relevance_score);
-    expect(first).toBeLessThan(second as number);
   });
 });

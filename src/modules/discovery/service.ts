@@ -5,7 +5,7 @@
 import type { AppDeps } from '../../deps.js';
 import { CatalogueMirror, type Snapshot } from './catalogue-mirror.js';
 import { EndpointVectors } from './endpoint-vectors.js';
-import { queryAsRead, quotedValueKinds, withoutQuotedText } from './ranking/as-read.js';
+import { queryAsRead, quotedValueKinds } from './ranking/as-read.js';
 import type { DiscoveryFilters } from './ranking/filters.js';
 import { lateOrder, type OrderedHits } from './ranking/late-interaction.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
@@ -13,9 +13,8 @@ import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
 import { rankPage } from './ranking/page.js';
 import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
-import { stem } from './ranking/text.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
-import { holdsTicker, type ValueKind, valueKindOrder, valueKindsOf } from './ranking/value-kinds.js';
+import { type ValueKind, valueKindOrder, valueKindsOf } from './ranking/value-kinds.js';
 import { RankingTurns } from './ranking-turns.js';
 import { loadQuality, loadTextVectors, saveTextVectors } from './repo.js';
 import {
@@ -301,10 +300,6 @@ export class DiscoveryService {
     const key = query === undefined ? undefined : normaliseQuery(query);
     // A quoted value's words are left out, its kind is not (as-read.ts): the matches are cached by both.
     const quotedKinds = req.query === undefined ? [] : quotedValueKinds(req.query);
-    // A stock's ticker is read from the query as written, against the words the catalogue knows.
-    const known = (this.mirror.live ?? firstSeen).index.vocab;
-    if (req.query !== undefined && holdsTicker(withoutQuotedText(req.query), (w) => known.has(stem(w))))
-      quotedKinds.push('ticker');
     const matchKey = key !== undefined && quotedKinds.length > 0 ? `${key}\n${quotedKinds.join(' ')}` : key;
     // A query to rank waits for its turn (ranking-turns.ts); cached matches do not queue.
     if (matchKey !== undefined && !this.cachedMatches(matchKey, req.fresh)) await this.turns.take();

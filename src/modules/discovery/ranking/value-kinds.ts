@@ -22,8 +22,7 @@ export type ValueKind =
   | 'transaction'
   | FileKind
   | SpanningKind
-  | 'text'
-  | 'ticker';
+  | 'text';
 /** What a file is, by its name's ending: the one in a URL or a bare file name (receipt.jpg). */
 type FileKind = 'image' | 'audio' | 'video' | 'document';
 /** Kinds whose values span tokens ("+44 7700 900123", "2,500 Swiss francs"), read from the whole query. */
@@ -190,7 +189,6 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   date: ['date', 'dates', 'datetime', 'timestamp', 'time', 'since', '8601'],
   coordinates: ['lat', 'latitude', 'lon', 'lng', 'longitude', 'latlng', 'latlon', 'coordinates', 'coords'],
   street: [], // read per parameter (takesStreetAddress): "address" is also a wallet's, an e-mail's, an IP's
-  ticker: [], // read from the whole endpoint (takesTicker)
   // A text the caller holds in quotes (as-read.ts, seventeenth round): taken by a parameter for text.
   text: [
     'text',
@@ -243,47 +241,6 @@ function takesFiles(name: string, description = ''): FileKind[] {
   return (Object.keys(FILE_WORDS) as FileKind[]).filter((kind) => FILE_WORDS[kind].test(text));
 }
 
-/**
- * Whether an endpoint takes a stock's ticker (seventeenth round): a parameter says ticker or symbol, and
- * the endpoint speaks of stocks, equities, shares or an exchange (a coin's price takes a symbol too).
- */
-function takesTicker(e: IndexedEndpoint, parameterText: string): boolean {
-  return (
-    /\b(?:ticker|tickers|symbol|symbols|sym|tkr)\b/.test(parameterText) &&
-    /\b(?:stock|stocks|equity|equities|share|shares|nasdaq|nyse|lse|etf|etfs)\b/i.test(
-      `${e.description} ${e.tags.join(' ')} ${splitName(e.slug)} ${e.providerDescription} ${e.providerTags.join(' ')}`,
-    )
-  );
-}
-
-/** Words of a market's trade: a ticker is read only beside one ("AAPL last price", "NVDA 5 min candles"). */
-const MARKET_WORDS =
-  /\b(?:price|prices|px|stock|stocks|share|shares|trading|trades|quote|quotes|candles|bars|ohlcv?|chart|market cap|earnings|dividends?|options|calls|puts|bid|ask|chg|volume|valuation|eps|holdings|insiders?|short interest|filings?|comps|analysts?|consensus)\b/i;
-
-/** Currencies and coins written in capitals, which are not a company's ticker. */
-const NOT_TICKERS = new Set(
-  `${CURRENCY_CODES}|try|rub|kes|ngn|egp|thb|idr|php|myr|vnd|aed|sar|ils|czk|huf|ron|xrp|ada|doge|shib|pepe|bonk|arb|op|sui|apt|trx|ltc|dot|link|uni|atom|near|ton|luna|cro|xlm|bch|etc|fil|usd`.split(
-    '|',
-  ),
-);
-
-/**
- * Whether the query, as written (case kept), holds a stock's ticker (seventeenth round): a token of two
- * to five capitals ("AAPL", "NVDA", "BRK.B", "PETR4") that is not a currency or a coin and that the
- * catalogue does not know as a word (`known`: "PDF", "SMS", "VAT" are in it where they matter). A query
- * in capitals throughout says nothing by its case.
- */
-export function holdsTicker(query: string, known: (word: string) => boolean): boolean {
-  if (!/\p{Ll}/u.test(query) || !MARKET_WORDS.test(query)) return false;
-  for (const m of query.matchAll(
-    /(?<![\p{L}\p{N}$#@./-])([A-Z]{3,5}(?:\.[A-Z]|\d)?)(?![\p{L}\p{N}@]|\.\p{L})/gu,
-  )) {
-    const word = (m[1] as string).toLowerCase();
-    if (!NOT_TICKERS.has(word) && !known(word)) return true;
-  }
-  return false;
-}
-
 const accepted = new WeakMap<IndexedEndpoint, ReadonlySet<ValueKind>>();
 
 /** The kinds of value an endpoint's parameters take (memoised per endpoint object). */
@@ -311,7 +268,6 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
         /\b(?:token|tokens|eth|wei|erc-?20|chain|swap|dex|crypto|coin)\b/.test(text))
     )
       found.add('tokens');
-    if (takesTicker(e, text)) found.add('ticker');
     for (const [name, spec] of Object.entries(e.parameters)) {
       if (takesStreetAddress(name, spec.description)) found.add('street');
       for (const kind of takesFiles(name, spec.description)) found.add(kind);
