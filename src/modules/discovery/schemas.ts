@@ -27,7 +27,8 @@ export const DiscoverBodySchema = Type.Object(
         maxLength: 2000,
         description:
           'natural-language description of the capability. Text in quotes is read as the payload to be ' +
-          'processed, not as what is asked for: "translate \'check my balance\' into Spanish" asks for translation. ' +
+          'processed, not as what is asked for, and endpoints that take a text rank higher: "translate ' +
+          "'check my balance' into Spanish\" asks for translation. " +
           'Include the value you hold (an IP or e-mail address, a URL or domain, a 0x address, a transaction ' +
           'hash, a phone number, an amount such as "2.5 ETH" or "$20", a date such as "4 November 2023", ' +
           'coordinates such as "40.7484,-73.9857", a link to an image, recording or PDF), quoted or not: ' +

@@ -53,7 +53,8 @@ export const TOOLS: readonly ToolDefinition[] = [
           maxLength: 2000,
           description:
             'What you need, in plain words (e.g. "current weather for a city"). Text in quotes is read as ' +
-            'the payload, not the task: "translate \'check my balance\' into Spanish" finds translation. ' +
+            'the payload, not the task, and favours endpoints that take a text: "translate \'check my ' +
+            'balance\' into Spanish" finds translation. ' +
             'Include the value you hold (an IP or e-mail address, a URL, a domain, a 0x address, a tx hash, ' +
             'a phone number, an amount such as "2.5 ETH", a date, coordinates, a link to an image or PDF), quoted ' +
             'or not: endpoints that take it rank higher',
