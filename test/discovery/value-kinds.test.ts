@@ -38,7 +38,6 @@ describe('valueKindsOf', () => {
       'remind them at 9:30 tomorrow',
       'version 1.2.3 of the sdk',
       'lint app.ts and index.html',
-      'who owns vitalik.eth',
       'bundle it with next.js',
     ])
       expect(valueKindsOf(query), query).toEqual([]);
@@ -280,6 +279,45 @@ describe('valueKindOrder', () => {
   it('gives a share for a query holding values of two kinds', () => {
     const order = valueKindOrder(hits, ['ip', 'email'], (slot) => endpoints[slot]) as Float64Array;
     expect(order[1]).toBeCloseTo(0.58 + VALUE_KIND_WEIGHT / 2, 12);
+  });
+});
+
+describe('ENS names (seventeenth round)', () => {
+  it("reads a name under .eth as a wallet's name, not a web domain, quoted or not", () => {
+    expect(valueKindsOf('what address does vitalik.eth point to?')).toEqual(['ens']);
+    expect(valueKindsOf('who owns vitalik.eth')).not.toContain('domain');
+    expect(valueKindsOf('resolve payroll.acme-dao.eth to a 0x address')).toEqual(['ens']);
+    expect(valueKindsOf('send 0.1 eth to my wallet')).not.toContain('ens');
+    expect(quotedValueKinds("the user typed 'nick.eth' as the recipient")).toEqual(['ens']);
+  });
+
+  it('knows the parameters that take one', () => {
+    const kinds = (name: string, description: string) => [
+      ...acceptedKinds(
+        indexedEndpoint(name, { parameters: { [name]: { type: 'string', required: true, description } } }),
+      ),
+    ];
+    expect(kinds('ensName', '')).toEqual(['ens']);
+    expect(kinds('name', 'Name to resolve, e.g. vitalik.eth')).toContain('ens');
+    expect(kinds('domain', 'Web domain')).not.toContain('ens');
+  });
+
+  it('moves the endpoint that takes an ENS name above one that takes a place name', () => {
+    const resolvers = [
+      indexedEndpoint('places', {
+        parameters: { q: { type: 'string', required: true, description: 'Place name' } },
+      }),
+      indexedEndpoint('resolve', {
+        parameters: { name: { type: 'string', required: true, description: 'ENS name' } },
+      }),
+    ];
+    const hits = { slots: Int32Array.from([0, 1]), relevance: Float64Array.from([0.62, 0.58]) };
+    const order = valueKindOrder(
+      hits,
+      valueKindsOf('what address does vitalik.eth point to?'),
+      (slot) => resolvers[slot],
+    ) as Float64Array;
+    expect(order[1]).toBeGreaterThan(order[0] as number);
   });
 });
 

@@ -19,6 +19,7 @@ export type ValueKind =
   | 'url'
   | 'domain'
   | 'account'
+  | 'ens'
   | 'transaction'
   | FileKind
   | SpanningKind
@@ -51,6 +52,8 @@ export function valueKindOf(token: string): ValueKind | undefined {
   if (/^0x[0-9a-f]{40}$/i.test(bare)) return 'account';
   if (/^(?:\d{1,3}\.){3}\d{1,3}$/.test(bare)) return 'ip';
   if (/^[^\s@/]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+$/u.test(bare)) return 'email';
+  // An ENS name (vitalik.eth, payroll.acme.eth): a wallet's name, not a web domain (seventeenth round).
+  if (/^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.eth$/iu.test(bare)) return 'ens';
   if (/^(?:https?:\/\/|www\.)\S+$|^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\/\S*$/iu.test(bare)) return 'url';
   const host = /^[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.(\p{L}{2,})$/u.exec(bare);
   if (host && !FILE_ENDINGS.has((host[1] as string).toLowerCase())) return 'domain';
@@ -178,6 +181,7 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   url: ['url', 'urls', 'link', 'website'],
   domain: ['domain', 'hostname', 'host'],
   account: ['0x', 'wallet', 'contract'],
+  ens: ['ens', '.eth'],
   transaction: ['tx', 'txid', 'hash', 'transaction'],
   image: [], // file kinds are read per parameter (takesFiles)
   audio: [],
