@@ -1,5 +1,5 @@
 // Ranking step 0, the query as read: what of the query is the ask. A quoted span is a payload to process,
-// not the capability asked for (when it is a value of a known kind, its kind is read), and so is the topic
+// not the capability asked for (its kind is read: a value's, or a text the caller holds), and so is the topic
 // of the news asked for; a channel named as the verb ("text +44 …") asks to send. What is left is
 // matched, encoded and judged (docs/discovery.md, "Ranking").
 import { isQuotedValue, type ValueKind, valueKindsOf } from './value-kinds.js';

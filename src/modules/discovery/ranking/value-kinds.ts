@@ -1,7 +1,8 @@
 // Values in a query whose form says what they are — an IP address, an e-mail address, a URL, a domain, a
-// 0x account, a transaction hash, a phone number, an amount of money or tokens, a calendar date, a
-// latitude and longitude, a street address, a file of a kind (an image, a recording, a video, a document,
-// by its name's ending) — and the endpoints whose parameters take such a value. The
+// 0x account, an ENS name, a transaction hash, a phone number, an amount of money or tokens, a calendar
+// date, a latitude and longitude, a street address, a file of a kind (an image, a recording, a video, a
+// document, by its name's ending), and a quoted text (as-read.ts) — and the endpoints whose parameters
+// take such a value. The
 // value itself is in no endpoint's text, so the words cannot use it; but "a card payment came from
 // 45.133.1.22 — an anonymising service?" is asked of an endpoint that takes an IP address, "how much
 // USDC for 2.5 ETH?" of one that takes an amount, "rain in Seattle on 4 November 2023" of one that takes
@@ -194,28 +195,9 @@ const PARAMETER_WORDS: Record<ValueKind, string[]> = {
   coordinates: ['lat', 'latitude', 'lon', 'lng', 'longitude', 'latlng', 'latlon', 'coordinates', 'coords'],
   street: [], // read per parameter (takesStreetAddress): "address" is also a wallet's, an e-mail's, an IP's
   // A text the caller holds in quotes (as-read.ts, seventeenth round): taken by a parameter for text.
-  text: [
-    'text',
-    'texts',
-    'message',
-    'msg',
-    'body',
-    'content',
-    'input',
-    'sentence',
-    'sentences',
-    'prompt',
-    'utterance',
-    'passage',
-    'passages',
-    'paragraph',
-    'query',
-    'q',
-    'keyword',
-    'keywords',
-    'phrase',
-    'string',
-  ],
+  text: 'text texts message msg body content input sentence sentences prompt utterance passage passages paragraph query q keyword keywords phrase string'.split(
+    ' ',
+  ),
 };
 
 /**
