@@ -10,6 +10,15 @@ import {
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, indexedEndpoint, keysOf } from './helpers.js';
 
+/** One required string parameter. */
+const params = (name: string, description: string) => ({
+  [name]: { type: 'string', required: true, description },
+});
+/** The kinds a one-parameter endpoint takes. */
+const kindsOf = (name: string, description = '') => [
+  ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
+];
+
 describe('valueKindsOf', () => {
   it('tells each kind of value by its form, wherever it stands in the sentence', () => {
     expect(valueKindsOf('a card payment came from 45.133.1.22, a proxy?')).toEqual(['ip']);
@@ -89,9 +98,6 @@ describe('files (sixteenth round)', () => {
   });
 
   it('knows the parameters that take a file or its link, and of what, not what an endpoint returns', () => {
-    const params = (name: string, description: string) => ({
-      [name]: { type: 'string', required: true, description },
-    });
     const kinds = (name: string, description: string) =>
       [
         ...acceptedKinds(
@@ -167,9 +173,6 @@ describe('street addresses (fifteenth round)', () => {
 });
 
 describe('acceptedKinds', () => {
-  const params = (name: string, description: string) => ({
-    [name]: { type: 'string', required: true, description },
-  });
   it("reads them from the parameters' names and descriptions", () => {
     expect([...acceptedKinds(indexedEndpoint('a', { parameters: params('ip', 'IP address') }))]).toEqual([
       'ip',
@@ -187,10 +190,6 @@ describe('acceptedKinds', () => {
       ...acceptedKinds(indexedEndpoint('e', { parameters: params('address', 'Street address') })),
     ]).toEqual(['street']);
   });
-  /** The kinds a one-parameter endpoint takes. */
-  const kindsOf = (name: string, description = '') => [
-    ...acceptedKinds(indexedEndpoint(name, { parameters: params(name, description) })),
-  ];
   it('splits identifiers as the index does: camelCase and snake_case names carry their words', () => {
     expect(kindsOf('walletAddress')).toEqual(['account']);
     expect(kindsOf('clientIp')).toEqual(['ip']);
@@ -292,14 +291,9 @@ describe('ENS names (seventeenth round)', () => {
   });
 
   it('knows the parameters that take one', () => {
-    const kinds = (name: string, description: string) => [
-      ...acceptedKinds(
-        indexedEndpoint(name, { parameters: { [name]: { type: 'string', required: true, description } } }),
-      ),
-    ];
-    expect(kinds('ensName', '')).toEqual(['ens']);
-    expect(kinds('name', 'Name to resolve, e.g. vitalik.eth')).toContain('ens');
-    expect(kinds('domain', 'Web domain')).not.toContain('ens');
+    expect(kindsOf('ensName', '')).toEqual(['ens']);
+    expect(kindsOf('name', 'Name to resolve, e.g. vitalik.eth')).toContain('ens');
+    expect(kindsOf('domain', 'Web domain')).not.toContain('ens');
   });
 
   it('moves the endpoint that takes an ENS name above one that takes a place name', () => {
@@ -323,15 +317,10 @@ describe('ENS names (seventeenth round)', () => {
 
 describe('a quoted text (seventeenth round)', () => {
   it('knows the parameters that take a text, and that a recording or an image is not one', () => {
-    const kinds = (name: string, description: string) => [
-      ...acceptedKinds(
-        indexedEndpoint(name, { parameters: { [name]: { type: 'string', required: true, description } } }),
-      ),
-    ];
-    expect(kinds('text', 'The sentence to speak')).toEqual(['text']);
-    expect(kinds('message', '')).toEqual(['text']);
-    expect(kinds('q', 'Search keywords')).toEqual(['text']);
-    expect(kinds('audio_url', 'Link to the recording')).not.toContain('text');
+    expect(kindsOf('text', 'The sentence to speak')).toEqual(['text']);
+    expect(kindsOf('message', '')).toEqual(['text']);
+    expect(kindsOf('q', 'Search keywords')).toEqual(['text']);
+    expect(kindsOf('audio_url', 'Link to the recording')).not.toContain('text');
   });
 });
 
