@@ -93,13 +93,23 @@ describe('the shipped sentence encoder', () => {
   });
 
   it('stores one vector per endpoint text, kept for the next start and other instances', async () => {
-    const [row] = await rows<{ n: number; encoders: number; late: number }>(
-      fused.deps.db.orm,
-      sql`SELECT count(*)::int AS n, count(DISTINCT encoder)::int AS encoders,
+    const stored = async () =>
+      (
+        await rows<{ n: number; encoders: number; late: number }>(
+          fused.deps.db.orm,
+          sql`SELECT count(*)::int AS n, count(DISTINCT encoder)::int AS encoders,
                  count(*) FILTER (WHERE length(late_components) > 0
                    AND length(late_components) % ${TOKEN_DIMS} = 0 AND late_scale > 0)::int AS late
           FROM endpoint_text_vectors`,
-    );
+        )
+      )[0];
+    // The replaced text of the test above is encoded and stored in the background: a query its words
+    // answer well does not wait for it, so on a busy machine its row may not be written yet.
+    let row = await stored();
+    for (let waited = 0; (row?.n ?? 0) < 6 && waited < 10_000; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      row = await stored();
+    }
     // Five providers' endpoints, plus the replaced text of the test above (rows are never rewritten),
     // each with its late-interaction rows.
     expect(row).toEqual({ n: 6, encoders: 1, late: 6 });
