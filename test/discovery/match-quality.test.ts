@@ -27,6 +27,12 @@ afterAll(async () => {
 
 type Meta = { match_quality?: string; match_strength?: number };
 
+/** Each query of `readAs` is read (ranking step 0) as its pair says, each of `unchanged` as written. */
+function expectReadAs(readAs: Array<[string, string]>, unchanged: string[]) {
+  for (const [query, read] of readAs) expect(queryAsRead(query), query).toBe(read);
+  for (const query of unchanged) expect(queryAsRead(query), query).toBe(query);
+}
+
 describe('a channel named as the verb ("text +1 …", "email bob@…", "ring him")', () => {
   it('is read as a request to send (or to call), and only where a request verb stands before whom it goes to', () => {
     expect(queryAsRead("Text +1 415 555 0123: 'Your table is ready'")).toBe('send sms Text +1 415 555 0123:');
@@ -84,18 +90,19 @@ describe('a channel named as the verb ("text +1 …", "email bob@…", "ring him
 
 describe('a news topic ("latest news on the ECB rate decision")', () => {
   it('is read as payload, from on/about to the end of the clause; "coverage of" and other words keep theirs', () => {
-    expect(queryAsRead('latest news on the ECB interest rate decision')).toBe('latest news');
-    expect(queryAsRead('any news this week about Northvolt going bankrupt?')).toBe('any news this week?');
-    expect(queryAsRead('headlines about the port strike, from the last 24 hours')).toBe(
-      'headlines, from the last 24 hours',
+    expectReadAs(
+      [
+        ['latest news on the ECB interest rate decision', 'latest news'],
+        ['any news this week about Northvolt going bankrupt?', 'any news this week?'],
+        ['headlines about the port strike, from the last 24 hours', 'headlines, from the last 24 hours'],
+      ],
+      [
+        'how has media coverage of NVDA felt over the last month',
+        'is the news flow on $AMD leaning bullish',
+        'news articles mentioning Northvolt',
+        'post an update about the outage',
+      ],
     );
-    for (const query of [
-      'how has media coverage of NVDA felt over the last month',
-      'is the news flow on $AMD leaning bullish',
-      'news articles mentioning Northvolt',
-      'post an update about the outage',
-    ])
-      expect(queryAsRead(query), query).toBe(query);
   });
 
   it('ranks the news search above the data about the topic', async () => {
@@ -116,6 +123,45 @@ describe('a news topic ("latest news on the ECB rate decision")', () => {
       filters: { tags: ['newstopic'] },
     });
     expect(keysOf(body)[0]).toBe('wirefind/latest');
+  });
+});
+
+describe('an amount of one token asked against another (eighteenth round)', () => {
+  it('is read as a swap; one token, two held, a chain, a send or a bridge are not', () => {
+    expectReadAs(
+      [
+        [
+          'how much USDC would I get for 2 ETH on Arbitrum?',
+          'how much USDC would I get for 2 ETH swap on Arbitrum?',
+        ],
+        ['if I sell 1.5 WETH for USDC, what do I get', 'if I sell 1.5 WETH swap for USDC, what do I get'],
+      ],
+      [
+        'price of 2 ETH in USD',
+        'how much are my 0.35 btc and 4 eth worth in euros',
+        'bridge 500 usdc from eth mainnet to base',
+        'send 4,200 USDC to payroll.kestrel-dao.eth',
+        'swap 2 ETH to USDC on Base',
+        'eth gas now',
+      ],
+    );
+  });
+
+  it('ranks the swap quote above the token price', async () => {
+    for (const [id, slug, description] of [
+      ['tokenspot', 'price', 'Token price: the live USD price of ETH, USDC or any token.'],
+      ['dexquote', 'quote', 'Swap quote: the best DEX route for ETH, USDC or any token, and the output.'],
+    ] as const)
+      await createProvider(t, {
+        id,
+        category: 'blockchain',
+        endpoints: [{ slug, method: 'GET', description, tags: ['tokenswap'] }],
+      });
+    const body = await discoverOk(t, {
+      query: 'how much USDC would I get for 2 ETH on Arbitrum?',
+      filters: { tags: ['tokenswap'] },
+    });
+    expect(keysOf(body)[0]).toBe('dexquote/quote');
   });
 });
 

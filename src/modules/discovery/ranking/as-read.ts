@@ -1,8 +1,9 @@
 // Ranking step 0, the query as read: what of the query is the ask. A quoted span is a payload to process,
 // not the capability asked for (its kind is read: a value's, or a text the caller holds), and so is the topic
-// of the news asked for; a channel named as the verb ("text +44 …") asks to send. What is left is
+// of the news asked for; a channel named as the verb ("text +44 …") asks to send, and an amount of one
+// token asked against another ("USDC for 2 ETH") asks for a swap. What is left is
 // matched, encoded and judged (docs/discovery.md, "Ranking").
-import { isQuotedValue, type ValueKind, valueKindsOf } from './value-kinds.js';
+import { isQuotedValue, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
 /**
  * A quoted span of a query: a payload the caller wants processed ("similarity between 'reset my password'
@@ -97,9 +98,40 @@ function withNewsTopicLeftOut(query: string): string {
 }
 
 /**
+ * An amount of one token asked against another ("how much USDC would I get for 2 ETH", "sell 1.5 WETH
+ * for USDC", "5 SOL to USDC"): a swap, a word such a query seldom writes (eighteenth round). Both are
+ * common tokens' tickers (`TOKEN_CODES`) standing as words (not "kestrel-dao.eth"), the other not an
+ * amount too ("0.35 BTC and 4 ETH") nor a chain ("ETH mainnet"), and the query does not send, pay or
+ * bridge.
+ */
+const TOKEN_AMOUNT = new RegExp(`\\b\\d[\\d,.]*\\s?(${TOKEN_CODES})\\b`, 'i');
+const TOKEN_WORD = new RegExp(`(?<![\\w.-])(${TOKEN_CODES})(?![\\w-]|\\.\\w)`, 'gi');
+
+/** The query with a swap spelled out where it asks for one token against another ("… for 2 ETH" -> "… for 2 ETH swap"). */
+function withSwapRead(query: string): string {
+  const amount = TOKEN_AMOUNT.exec(query);
+  if (
+    !amount ||
+    /\b(?:swaps?|swapping|swapped|send|sending|transfer|pay|paying|bridge|bridging)\b/i.test(query)
+  )
+    return query;
+  const held = (amount[1] as string).toLowerCase();
+  // The other token is asked for, not held ("0.35 BTC and 4 ETH"), nor a chain ("ETH mainnet").
+  const other = [...query.matchAll(TOKEN_WORD)].some(
+    (m) =>
+      (m[1] as string).toLowerCase() !== held &&
+      !/\d[\d,.]*\s?$/.test(query.slice(0, m.index)) &&
+      !/^\s+(?:mainnet|chain|network|l1|l2)\b/i.test(
+        query.slice((m.index as number) + (m[0] as string).length),
+      ),
+  );
+  return other ? query.replace(TOKEN_AMOUNT, '$& swap') : query;
+}
+
+/**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
- * news topic, and with a channel verb's request spelled out.
+ * news topic, with a channel verb's request and a swap spelled out.
  */
 export function queryAsRead(query: string): string {
-  return withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query)));
+  return withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query))));
 }

@@ -76,7 +76,7 @@ export function fileKindOf(token: string): FileKind | undefined {
 const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 /** Common token tickers: an amount of one is an amount of tokens (seventeenth round). */
-const TOKEN_CODES = 'btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
+export const TOKEN_CODES = 'btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
 const CURRENCY_CODES = `usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|${TOKEN_CODES}`;
 /** Street types written after a street's name (not "way", "place", "square": "the best way", "5 square meters"). */
 const STREET_TYPES =
