@@ -165,6 +165,40 @@ describe('an amount of one token asked against another (eighteenth round)', () =
   });
 });
 
+describe('a flight number (eighteenth round)', () => {
+  it('is read as a flight; a fiscal year, a postcode, an IBAN, PM2.5 or a query that says flight are not', () => {
+    expectReadAs(
+      [
+        ['is LH400 on time today?', 'is LH400 flight on time today?'],
+        ['where is BA283 right now? my mom is on it', 'where is BA283 flight right now? my mom is on it'],
+      ],
+      [
+        'is flight LH400 delayed?',
+        'Microsoft Q2 FY2024 earnings call transcript',
+        'lat/long for 10 Downing Street, London SW1A 2AA',
+        'parcel to Leeds LS10 1AB',
+        'is DE89 3704 0044 0532 0130 00 a valid iban',
+        'PM2.5 level in Delhi today',
+        'rerank my BM25 candidates',
+      ],
+    );
+  });
+
+  it('ranks the flight status above the forecast for today', async () => {
+    for (const [id, slug, description] of [
+      ['skyline', 'today', 'Weather today: rain, wind and the forecast.'],
+      ['airtrack', 'status', 'Flight status for today: departure, arrival, gate and delay of a flight.'],
+    ] as const)
+      await createProvider(t, {
+        id,
+        category: 'data_intelligence',
+        endpoints: [{ slug, method: 'GET', description, tags: ['flightno'] }],
+      });
+    const body = await discoverOk(t, { query: 'is LH400 on time today?', filters: { tags: ['flightno'] } });
+    expect(keysOf(body)[0]).toBe('airtrack/status');
+  });
+});
+
 describe('meta.match_quality', () => {
   it('is good when the first result does what was asked, names of places not counting against it', async () => {
     for (const query of ['weather forecast for the next days', 'current weather in Nairobi', 'send an SMS']) {

@@ -1,7 +1,8 @@
 // Ranking step 0, the query as read: what of the query is the ask. A quoted span is a payload to process,
 // not the capability asked for (its kind is read: a value's, or a text the caller holds), and so is the topic
 // of the news asked for; a channel named as the verb ("text +44 …") asks to send, and an amount of one
-// token asked against another ("USDC for 2 ETH") asks for a swap. What is left is
+// token asked against another ("USDC for 2 ETH") asks for a swap, and a flight number (LH400) is of a
+// flight. What is left is
 // matched, encoded and judged (docs/discovery.md, "Ranking").
 import { isQuotedValue, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
@@ -129,9 +130,29 @@ function withSwapRead(query: string): string {
 }
 
 /**
+ * A flight number (LH400, BA117, UA901, KL1002): an airline's two-letter code in capitals and two to four
+ * digits, as a token of its own (eighteenth round). Not one: a fiscal year (FY2024), a UN or HS number,
+ * PM2.5, a chemical formula (CO2), a postcode's district (SW19 5AE), an IBAN's start (DE89 3704 …), a
+ * size (GB64), BM25 or a serial number (SN 7731).
+ */
+const FLIGHT_NUMBER =
+  /(?<![\p{L}\p{N}])(?!(?:FY|UN|HS|PM|CO|NO|SO|ID|SN|GB|MB|KB|TB|EU|BM|NW|SW|SE|NE|EC|WC|LS|CV|OP)\d)[A-Z]{2}\d{2,4}(?![\p{L}\p{N}]|[.,]\d|\s\d)/u;
+
+/**
+ * The query with what a flight number says spelled out: "is LH400 delayed today?" asks about a flight,
+ * a word it does not write ("is LH400 delayed today?" -> "is LH400 flight delayed today?").
+ */
+function withFlightNumberRead(query: string): string {
+  if (/\bflights?\b/i.test(query)) return query;
+  return query.replace(FLIGHT_NUMBER, '$& flight');
+}
+
+/**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
- * news topic, with a channel verb's request and a swap spelled out.
+ * news topic, with a channel verb's request, a swap and a flight number spelled out.
  */
 export function queryAsRead(query: string): string {
-  return withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query))));
+  return withFlightNumberRead(
+    withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query)))),
+  );
 }
