@@ -46,7 +46,6 @@ import {
   valueKindOf,
   valueKindOrder,
   valueKindsOf,
-  wantedKindsOf,
 } from '../src/modules/discovery/ranking/value-kinds.js';
 import { loadWordVectors } from '../src/modules/discovery/ranking/vectors.js';
 import { LocalSentenceEncoder } from '../src/modules/discovery/sentence-encoder.js';
@@ -226,13 +225,7 @@ function served<H extends { index: number; relevance: number; order?: number }>(
     relevance: Float64Array.from(hits, (h) => h.relevance),
     order: Float64Array.from(hits, (h) => h.order ?? h.relevance),
   };
-  const order = valueKindOrder(
-    asHits,
-    kinds,
-    (slot) => ix.endpoints[slot],
-    wantedKindsOf(normaliseQuery(q.query), kinds),
-    valueKinds.weight,
-  );
+  const order = valueKindOrder(asHits, kinds, (slot) => ix.endpoints[slot], valueKinds.weight);
   if (!order) return hits;
   return hits
     .map((h, k) => ({ h, order: order[k] as number }))

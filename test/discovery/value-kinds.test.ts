@@ -6,7 +6,6 @@ import {
   VALUE_KIND_WEIGHT,
   valueKindOrder,
   valueKindsOf,
-  wantedKindsOf,
 } from '../../src/modules/discovery/ranking/value-kinds.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createProvider, DISCOVERY_TEST_ENV, discoverOk, indexedEndpoint, keysOf } from './helpers.js';
@@ -567,109 +566,5 @@ describe('POST /v1/discover with coordinates in the query', () => {
     expect(keysOf(byWords).slice(0, 2)).toEqual(['geodesk/forward', 'geodesk/reverse']);
     const byPoint = await discoverOk(t, { query: 'street address lookup for 40.748440,-73.985664' });
     expect(keysOf(byPoint).slice(0, 2)).toEqual(['geodesk/reverse', 'geodesk/forward']);
-  });
-});
-
-describe('a kind asked for back (eighteenth round)', () => {
-  const wanted = (query: string) => wantedKindsOf(query, valueKindsOf(query));
-
-  it('reads the kind a query names beside the one it holds as the kind it wants', () => {
-    expect(wanted('lat/long for 1600 amphitheatre pkwy, mountain view ca')).toEqual(['coordinates']);
-    expect(wanted('what street address is at 48.8584, 2.2945?')).toEqual(['street']);
-    // Beside coordinates, "address" alone is a street's.
-    expect(wanted('what address is at 40.7484,-73.9857')).toEqual(['street']);
-    expect(wanted('vitalik.eth -> 0x address')).toEqual(['account']);
-    expect(wanted('which ip address does example.com point to')).toEqual(['ip']);
-  });
-
-  it('wants nothing where the query holds no value, or names only what it holds', () => {
-    expect(wanted('weather by lat/lon')).toEqual([]);
-    expect(wanted('street address lookup')).toEqual([]);
-    expect(wanted('weather at lat 59.9139, 10.7522')).toEqual([]);
-    // "address" alone beside an e-mail, an IP or an ENS name is theirs, not a street's.
-    expect(wanted('is x9k2@mailtemp-zone.net a throwaway address?')).toEqual([]);
-    expect(wanted('is 185.220.101.4 a known abusive address?')).toEqual([]);
-    expect(wanted('resolve nick.eth to an address')).toEqual([]);
-  });
-
-  it('moves an endpoint that needs the kind asked for one step down, and one that turns the held into it one up', () => {
-    const endpoints = [
-      indexedEndpoint('tz-by-coords', {
-        parameters: { ...params('lat', 'Latitude'), ...params('lon', 'Longitude') },
-      }),
-      indexedEndpoint('validate', {
-        description: 'Validate a postal address.',
-        parameters: params('addr', 'Street address'),
-      }),
-      indexedEndpoint('uv-index', { parameters: params('city', 'City name') }),
-      indexedEndpoint('geocode', {
-        description: 'Address to lat/lon.',
-        parameters: params('addr', 'Street address'),
-      }),
-    ];
-    const hits = {
-      slots: Int32Array.from([0, 1, 2, 3]),
-      relevance: Float64Array.from([0.6, 0.55, 0.5, 0.45]),
-    };
-    const order = valueKindOrder(hits, ['street'], (slot) => endpoints[slot], [
-      'coordinates',
-    ]) as Float64Array;
-    expect(order[0]).toBeCloseTo(0.6 - VALUE_KIND_WEIGHT, 12);
-    expect(order[1]).toBeCloseTo(0.55 + VALUE_KIND_WEIGHT, 12);
-    // Neither takes the value held nor needs the one asked for: left where it was.
-    expect(order[2]).toBeCloseTo(0.5, 12);
-    // Takes the street address and says it gives a latitude and longitude.
-    expect(order[3]).toBeCloseTo(0.45 + 2 * VALUE_KIND_WEIGHT, 12);
-    const asBefore = valueKindOrder(hits, ['street'], (slot) => endpoints[slot]) as Float64Array;
-    expect([...asBefore]).toEqual([0.6, 0.55 + VALUE_KIND_WEIGHT, 0.5, 0.45 + VALUE_KIND_WEIGHT]);
-  });
-});
-
-describe('POST /v1/discover with a kind asked for back (eighteenth round)', () => {
-  let t: TestApp;
-  // The service as it runs (the sentence encoder on): by words alone the reverse geocoder, which shares
-  // only "address" with the query, is not among the matches at all.
-  beforeAll(async () => {
-    t = await createTestApp({ env: DISCOVERY_TEST_ENV });
-    await createProvider(t, {
-      id: 'postbox',
-      category: 'communication',
-      endpoints: [
-        {
-          slug: 'letter',
-          method: 'POST',
-          description: 'Mail a printed letter to a street address.',
-          parameters: {
-            address: { type: 'string', required: true, description: 'Street address' },
-            body: { type: 'string', required: true, description: 'Letter text' },
-          },
-        },
-      ],
-    });
-    await createProvider(t, {
-      id: 'geodesk',
-      category: 'data_intelligence',
-      endpoints: [
-        {
-          slug: 'reverse',
-          method: 'GET',
-          description: 'Reverse geocoding: the address at a point.',
-          parameters: {
-            lat: { type: 'number', required: true, description: 'Latitude' },
-            lon: { type: 'number', required: true, description: 'Longitude' },
-          },
-        },
-      ],
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  it('ranks first the endpoint that takes the point held, not one that needs the street address asked for', async () => {
-    const byWords = await discoverOk(t, { query: 'street address' });
-    expect(keysOf(byWords)[0]).toBe('postbox/letter');
-    const asked = await discoverOk(t, { query: 'what street address is at 48.8584, 2.2945' });
-    expect(keysOf(asked).slice(0, 2)).toEqual(['geodesk/reverse', 'postbox/letter']);
   });
 });

@@ -14,7 +14,7 @@ import { rankPage } from './ranking/page.js';
 import { type Hits, hitsAtLeast, matchQuery, QUERY_TUNING } from './ranking/query.js';
 import type { SearchIndex } from './ranking/search-index.js';
 import { endpointKey, type IndexedEndpoint, NO_CALLS_QUALITY, type QualityMetrics } from './ranking/types.js';
-import { type ValueKind, valueKindOrder, valueKindsOf, wantedKindsOf } from './ranking/value-kinds.js';
+import { type ValueKind, valueKindOrder, valueKindsOf } from './ranking/value-kinds.js';
 import { RankingTurns } from './ranking-turns.js';
 import { loadQuality, loadTextVectors, saveTextVectors } from './repo.js';
 import {
@@ -261,9 +261,7 @@ export class DiscoveryService {
     // Values of a known kind in the query, quoted or not, move the order toward endpoints that take them
     // (value-kinds.ts).
     const kinds = [...new Set([...valueKindsOf(key), ...quotedKinds])];
-    const order =
-      valueKindOrder(found, kinds, (slot) => snapshot.index.endpoints[slot], wantedKindsOf(key, kinds)) ??
-      found.order;
+    const order = valueKindOrder(found, kinds, (slot) => snapshot.index.endpoints[slot]) ?? found.order;
     // Stored compactly (8 or 12 bytes a hit); the oldest entries go first when the budget is spent.
     const hits: CachedMatches = {
       indices: found.slots,

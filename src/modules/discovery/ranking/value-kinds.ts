@@ -264,56 +264,6 @@ export function acceptedKinds(e: IndexedEndpoint): ReadonlySet<ValueKind> {
   return kinds;
 }
 
-/**
- * Words that name a kind of value ("lat/long", "street address", "0x address", "IP", "phone number").
- * A query that names a kind it does not hold, beside one it holds, asks for that kind back: "lat/long for
- * 1600 Amphitheatre Pkwy" holds a street address and wants coordinates; "street address at 48.8584,
- * 2.2945" the reverse; "the 0x address behind payroll.eth" an account (eighteenth round).
- */
-const NAMED_KINDS: Array<[ValueKind, RegExp]> = [
-  ['coordinates', /\b(?:lat(?:itude)?|lng|lon(?:gitude)?|latlng|latlon|coords?|coordinates|gps position)\b/],
-  // "address" alone is a street's beside coordinates (`wantedKindsOf`); elsewhere it is as often an
-  // e-mail's, an IP's or a wallet's ("is that address a Tor exit?", "resolve nick.eth to an address").
-  ['street', /\b(?:street|postal|mailing|physical|home|delivery)\s+address\b/],
-  ['account', /\b0x\s+(?:address|addr)\b|\bwallet\s+address\b|\bhex\s+address\b/],
-  ['ip', /\bip(?:v[46])?(?:\s+address)?\b/],
-  ['phone', /\bphone\s+(?:number|no)\b|\bmobile\s+number\b/],
-];
-
-/**
- * The kinds a query asks for back: named in it (`NAMED_KINDS`) and not held, when it holds a value of
- * another kind. Empty when it holds none: "weather by lat/lon" names coordinates without asking for them.
- */
-export function wantedKindsOf(query: string, held: ValueKind[]): ValueKind[] {
-  if (held.length === 0) return [];
-  const text = query.toLowerCase();
-  const wanted = NAMED_KINDS.filter(([kind, named]) => !held.includes(kind) && named.test(text)).map(
-    ([kind]) => kind,
-  );
-  const street = held.includes('street') || wanted.includes('street');
-  if (!street && held.includes('coordinates') && /\baddress\b/.test(text)) wanted.push('street');
-  return wanted;
-}
-
-/** Words of an endpoint's description and response fields that say it gives a value of a kind. */
-const GIVES_WORDS: Partial<Record<ValueKind, RegExp>> = {
-  coordinates: /\b(?:lat|latitude|lon|lng|longitude|latlng|latlon|coords?|coordinates)\b/,
-  street: /\baddress(?:es)?\b/,
-  account: /\b(?:0x|address|wallet)\b/,
-  ip: /\bip\b/,
-  phone: /\bphone\b/,
-};
-
-/** Whether an endpoint says it gives a value of `kind` (its description or a response field's name). */
-function givesKind(e: IndexedEndpoint, kind: ValueKind): boolean {
-  const words = GIVES_WORDS[kind];
-  if (!words) return false;
-  const fields = Object.keys(e.responseSchema ?? {})
-    .map(splitName)
-    .join(' ');
-  return words.test(`${e.description} ${fields}`.toLowerCase());
-}
-
 /** Weight of the share of the query's value kinds an endpoint takes, added to its order score. */
 export const VALUE_KIND_WEIGHT = 0.1;
 
@@ -326,7 +276,6 @@ export function valueKindOrder(
   hits: OrderedHits,
   kinds: ValueKind[],
   endpointAt: (slot: number) => IndexedEndpoint | undefined,
-  wanted: ValueKind[] = [],
   weight = VALUE_KIND_WEIGHT,
 ): Float64Array | undefined {
   if (kinds.length === 0 || weight === 0) return undefined;
@@ -337,17 +286,7 @@ export function valueKindOrder(
     const e = endpointAt(hits.slots[k] as number);
     if (!e) continue;
     const takes = acceptedKinds(e);
-    let held = false;
-    for (const kind of kinds)
-      if (takes.has(kind)) {
-        order[k] = (order[k] as number) + step;
-        held = true;
-      }
-    // An endpoint that needs the kind asked for, and takes none held, needs what the caller lacks; one
-    // that takes a kind held and says it gives the kind asked for (a geocoder's "lat/lon") turns one into
-    // the other.
-    if (!held && wanted.some((kind) => takes.has(kind))) order[k] = (order[k] as number) - step;
-    if (held && wanted.some((kind) => givesKind(e, kind))) order[k] = (order[k] as number) + step;
+    for (const kind of kinds) if (takes.has(kind)) order[k] = (order[k] as number) + step;
   }
   return order;
 }
