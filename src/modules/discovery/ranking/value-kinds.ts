@@ -75,7 +75,7 @@ export function fileKindOf(token: string): FileKind | undefined {
 /** A month's name or its abbreviation; "may" too ("may 2 users" would read as a date, rarely written). */
 const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
-/** Common token tickers: an amount of one is an amount of tokens (seventeenth round). */
+/** Common token tickers: an amount of one is an amount of tokens (seventeenth round); step 0 reads a swap by them. */
 export const TOKEN_CODES = 'btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
 const CURRENCY_CODES = `usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|${TOKEN_CODES}`;
 /** Street types written after a street's name (not "way", "place", "square": "the best way", "5 square meters"). */
