@@ -98,12 +98,7 @@ describe('files (sixteenth round)', () => {
   });
 
   it('knows the parameters that take a file or its link, and of what, not what an endpoint returns', () => {
-    const kinds = (name: string, description: string) =>
-      [
-        ...acceptedKinds(
-          indexedEndpoint(`${name}-${description}`, { parameters: params(name, description) }),
-        ),
-      ].sort();
+    const kinds = (name: string, description: string) => kindsOf(name, description).sort();
     expect(kinds('image_url', '')).toEqual(['domain', 'image', 'url']);
     expect(kinds('media_url', 'Audio or video')).toEqual(['audio', 'domain', 'url', 'video']);
     expect(kinds('file', 'The PDF to sign')).toEqual(['document']);
@@ -229,10 +224,10 @@ describe('acceptedKinds', () => {
 describe('valueKindOrder', () => {
   const endpoints = [
     indexedEndpoint('by-name', {
-      parameters: { domain: { type: 'string', required: true, description: 'Domain' } },
+      parameters: params('domain', 'Domain'),
     }),
     indexedEndpoint('by-ip', {
-      parameters: { ip: { type: 'string', required: true, description: 'IP address' } },
+      parameters: params('ip', 'IP address'),
     }),
   ];
   const hits = { slots: Int32Array.from([0, 1]), relevance: Float64Array.from([0.62, 0.58]) };
@@ -299,10 +294,10 @@ describe('ENS names (seventeenth round)', () => {
   it('moves the endpoint that takes an ENS name above one that takes a place name', () => {
     const resolvers = [
       indexedEndpoint('places', {
-        parameters: { q: { type: 'string', required: true, description: 'Place name' } },
+        parameters: params('q', 'Place name'),
       }),
       indexedEndpoint('resolve', {
-        parameters: { name: { type: 'string', required: true, description: 'ENS name' } },
+        parameters: params('name', 'ENS name'),
       }),
     ];
     const hits = { slots: Int32Array.from([0, 1]), relevance: Float64Array.from([0.62, 0.58]) };
@@ -427,7 +422,7 @@ describe('POST /v1/discover with a value in the query', () => {
         {
           slug: 'lookup',
           description: 'Abuse reputation of a host: spam source, open proxy or botnet node.',
-          parameters: { ip: { type: 'string', required: true, description: 'IP address' } },
+          parameters: params('ip', 'IP address'),
         },
       ],
     });

@@ -3,7 +3,7 @@
 // of the news asked for. A channel named as the verb ("text +44 …") asks to send, an amount of one token
 // asked against another ("USDC for 2 ETH") asks for a swap, and a flight number (LH400) is of a flight:
 // each is spelled out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
-import { isQuotedValue, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
+import { isQuotedValue, TOKEN_AMOUNT, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
 /**
  * A quoted span of a query: a payload the caller wants processed ("similarity between 'reset my password'
@@ -104,7 +104,6 @@ function withNewsTopicLeftOut(query: string): string {
  * amount too ("0.35 BTC and 4 ETH") nor a chain ("ETH mainnet"), and the query does not send, pay or
  * bridge.
  */
-const TOKEN_AMOUNT = new RegExp(`\\b\\d[\\d,.]*\\s?(${TOKEN_CODES})\\b`, 'i');
 const TOKEN_WORD = new RegExp(`(?<![\\w.-])(${TOKEN_CODES})(?![\\w-]|\\.\\w)`, 'gi');
 
 /** The query with a swap spelled out where it asks for one token against another ("… for 2 ETH" -> "… for 2 ETH swap"). */

@@ -77,6 +77,8 @@ const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 /** Common token tickers: an amount of one is an amount of tokens (seventeenth round); step 0 reads a swap by them. */
 export const TOKEN_CODES = 'btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
+/** An amount of a token ("2.5 eth", "4,200 USDC"), the token's ticker captured: a value kind here, a swap's start in step 0. */
+export const TOKEN_AMOUNT = new RegExp(`\\b\\d[\\d,.]*\\s?(${TOKEN_CODES})\\b`, 'i');
 const CURRENCY_CODES = `usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|${TOKEN_CODES}`;
 /** Street types written after a street's name (not "way", "place", "square": "the best way", "5 square meters"). */
 const STREET_TYPES =
@@ -100,7 +102,7 @@ const SPANNING: Array<[SpanningKind, RegExp]> = [
   ],
   // An amount of a token ("2.5 eth", "4,200 USDC"; seventeenth round): also an amount, and asked of an
   // endpoint that takes an amount of tokens, not of money (a swap quote, not a currency converter).
-  ['tokens', new RegExp(`\\b\\d[\\d,.]*\\s?(?:${TOKEN_CODES})\\b`, 'i')],
+  ['tokens', TOKEN_AMOUNT],
   // A calendar date (fourteenth round): 2024-03-01, 28.02.2023 or 3/14/24, 3 March or 14th of Nov, March 14
   // or Nov 10th, July 2019. A clock time alone ("6am", "9:00") is not one: it moved forecasts and
   // scheduled sends the wrong way more often than not. No `u` flag: with it the expression cost as much as
