@@ -9,7 +9,7 @@
 // --embeddings=off (words alone), -v (the answerable queries below EVAL_MISS_BELOW, default 0.5).
 // EVAL_DUMP=<file> appends one JSON line per query (set, id, query, flagged, strength, first ten results,
 // nDCG@10): two trees' dumps compare query by query.
-import { appendFileSync, existsSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { passesFilters } from '../src/modules/discovery/ranking/filters.js';
@@ -32,6 +32,19 @@ async function discover(app: FastifyInstance, payload: object, headers: Record<s
 }
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
+
+/**
+ * The kind of each read no-answer query, `set|id` → near | outside (bench/discovery-noanswer-kinds.tsv):
+ * a near miss is flagged far less often than a query plainly outside the catalogue, and the two are
+ * reported apart.
+ */
+const NO_ANSWER_KINDS = new Map(
+  readFileSync(path.join(import.meta.dirname, 'discovery-noanswer-kinds.tsv'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .map((line) => line.split('\t') as [string, string]),
+);
+type NoAnswerKind = 'near' | 'outside';
 
 /** A labelled set: a catalogue and its queries (../shared/discovery/README.md), from `dir`. */
 interface LabelledSet {
@@ -60,6 +73,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
     const misses: string[] = [];
     let noAnswerFlagged = 0;
     let answerableFlagged = 0;
+    const byKind = { near: { flagged: 0, of: 0 }, outside: { flagged: 0, of: 0 } };
     for (const q of queries) {
       const body = await discover(app, {
         query: q.query,
@@ -69,6 +83,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
       const ranked = body.results.map((r) => `${r.provider_id}/${r.endpoint_slug}`);
       const flagged = body.meta.match_quality !== 'good';
       const answerable = Object.keys(q.relevant).length > 0;
+      const kind = NO_ANSWER_KINDS.get(`${set.name}|${q.id}`) as NoAnswerKind | undefined;
       if (process.env.EVAL_DUMP)
         appendFileSync(
           process.env.EVAL_DUMP,
@@ -77,6 +92,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
             id: q.id,
             query: q.query,
             answerable,
+            ...(kind ? { kind } : {}),
             flagged,
             strength: body.meta.match_strength ?? 0,
             ranked: ranked.slice(0, 10),
@@ -86,6 +102,10 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
       if (!answerable) {
         const top = body.results[0];
         if (flagged) noAnswerFlagged++;
+        if (kind) {
+          byKind[kind].of++;
+          if (flagged) byKind[kind].flagged++;
+        }
         noAnswer.push(
           `  ${q.id} top relevance ${fmt(top?.relevance_score ?? 0, 3)} match_quality ${body.meta.match_quality} ` +
             `(strength ${fmt(body.meta.match_strength ?? 0, 3)}) (${ranked[0] ?? 'no result'})  "${q.query}"`,
@@ -120,7 +140,10 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
     console.log('no-answer queries (their top relevance_score should be low):');
     for (const line of noAnswer) console.log(line);
     console.log(
-      `match_quality weak/none: ${noAnswerFlagged}/${noAnswer.length} no-answer queries, ${answerableFlagged}/${n} answerable ones`,
+      `match_quality weak/none: ${noAnswerFlagged}/${noAnswer.length} no-answer queries, ${answerableFlagged}/${n} answerable ones` +
+        (byKind.near.of + byKind.outside.of > 0
+          ? ` (near misses ${byKind.near.flagged}/${byKind.near.of}, plainly outside ${byKind.outside.flagged}/${byKind.outside.of})`
+          : ''),
     );
     return {
       ndcg: sums.ndcg / n,
@@ -129,6 +152,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
       noAnswerFlagged,
       noAnswer: noAnswer.length,
       answerableFlagged,
+      byKind,
     };
   } finally {
     await close();
@@ -172,9 +196,14 @@ if (!args.includes('--scale-only')) {
     const mean = (key: 'ndcg' | 'bm25') => results.reduce((k, r) => k + r[key] * r.n, 0) / n;
     const sum = (key: 'noAnswerFlagged' | 'noAnswer' | 'answerableFlagged') =>
       results.reduce((k, r) => k + r[key], 0);
+    const kindSum = (kind: NoAnswerKind, key: 'flagged' | 'of') =>
+      results.reduce((k, r) => k + r.byKind[kind][key], 0);
     console.log(
       `pooled over ${results.length} sets (${n} answerable): nDCG@10 ${fmt(mean('ndcg'), 4)} (plain BM25 ${fmt(mean('bm25'), 4)}); ` +
-        `weak/none ${sum('noAnswerFlagged')}/${sum('noAnswer')} no-answer, ${sum('answerableFlagged')}/${n} answerable`,
+        `weak/none ${sum('noAnswerFlagged')}/${sum('noAnswer')} no-answer, ${sum('answerableFlagged')}/${n} answerable` +
+        (kindSum('near', 'of') + kindSum('outside', 'of') > 0
+          ? ` (near misses ${kindSum('near', 'flagged')}/${kindSum('near', 'of')}, plainly outside ${kindSum('outside', 'flagged')}/${kindSum('outside', 'of')})`
+          : ''),
     );
   }
 }
