@@ -176,7 +176,7 @@ describe('a flight number (eighteenth round)', () => {
       [
         'is flight LH400 delayed?',
         'Microsoft Q2 FY2024 earnings call transcript',
-        'lat/long for 10 Downing Street, London SW1A 2AA',
+        'is 10 Downing Street, London SW1A 2AA a valid address',
         'parcel to Leeds LS10 1AB',
         'is DE89 3704 0044 0532 0130 00 a valid iban',
         'PM2.5 level in Delhi today',
@@ -186,7 +186,37 @@ describe('a flight number (eighteenth round)', () => {
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth round)', () => {
+describe('one kind of place held and the other named (nineteenth round)', () => {
+  it('is read as a geocoding; a kind named without the other held, or an address of another kind, is not', () => {
+    expectReadAs(
+      [
+        [
+          'lat/long for 1600 Amphitheatre Pkwy, Mountain View CA',
+          'lat/long for 1600 Amphitheatre Pkwy, Mountain View CA geocode',
+        ],
+        ["turn '221B Baker Street, London NW1 6XE' into lat/lng", 'turn into lat/lng geocode'],
+        [
+          'what street adress is at 48.8584, 2.2945?',
+          'what street adress is at 48.8584, 2.2945? reverse geocode',
+        ],
+        [
+          'reverse lookup: address at 40.6892, -74.0445',
+          'reverse lookup: address at 40.6892, -74.0445 geocode',
+        ],
+      ],
+      [
+        'give me the box coords of every car in this photo',
+        'weather at 48.8584, 2.2945 right now',
+        'elevation at 48.8584, 2.2945 and the IP address of this server',
+        'is 10 Downing Street, London a valid address',
+        'geocode 1600 Amphitheatre Pkwy to lat/long',
+        'what time zone is 40.7484, -73.9857 in; e-mail address for their support?',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth and nineteenth rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -219,6 +249,21 @@ describe('what step 0 spells out ranks first (eighteenth round)', () => {
       ],
       query: 'is LH400 on time today?',
       first: 'airtrack/status',
+    },
+    {
+      spelled: 'a geocoding',
+      tag: 'geocoding',
+      category: 'data_intelligence',
+      endpoints: [
+        [
+          'zonepoint',
+          'zone',
+          'Time zone at a latitude and longitude: the IANA zone and UTC offset of a point.',
+        ],
+        ['postpin', 'geocode', 'Geocode a postal address: where it lies on the map.'],
+      ],
+      query: 'lat/long for 1600 Amphitheatre Pkwy, Mountain View CA',
+      first: 'postpin/geocode',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

@@ -145,12 +145,37 @@ function withFlightNumberRead(query: string): string {
   return query.replace(FLIGHT_NUMBER, '$& flight');
 }
 
+/** Words that name a latitude and longitude ("lat/long", "lat lng", "GPS coordinates", "coords"). */
+const COORDINATES_NAMED =
+  /\b(?:lat(?:itude)?\s*[/,&]?\s*(?:long(?:itude)?|lng|lon)|lat|lng|latitude|longitude|coords?|coordinates|gps)\b/i;
+/** A street address named ("street address", "adress"), not an e-mail's, an IP's, a wallet's or a contract's. */
+const STREET_ADDRESS_NAMED =
+  /(?<!\b(?:e-?mail|ip|wallet|0x|contract|mac|ens|deposit|billing)\s+)\b(?:street\s+)?add?ress\b/i;
+
+/**
+ * The query with a geocoding spelled out where it holds one kind of place and names the other (nineteenth
+ * round): a street address held and a latitude and longitude named ("lat/long for 1600 Amphitheatre Pkwy")
+ * asks to geocode it, coordinates held and a street address named ("what street address is at 48.8584,
+ * 2.2945?") to reverse geocode them. Both kinds are read from the query as written, the quoted address too;
+ * a kind named without the other held ("give me box coords") is not read.
+ */
+function withGeocodingRead(asked: string, written: string): string {
+  if (/\bgeocod/i.test(written)) return asked;
+  const held = new Set([...valueKindsOf(written.toLowerCase()), ...quotedValueKinds(written)]);
+  if (held.has('street') && !held.has('coordinates') && COORDINATES_NAMED.test(written))
+    return `${asked} geocode`;
+  if (held.has('coordinates') && !held.has('street') && STREET_ADDRESS_NAMED.test(written))
+    return /\breverse\b/i.test(written) ? `${asked} geocode` : `${asked} reverse geocode`;
+  return asked;
+}
+
 /**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
- * news topic, with a channel verb's request, a swap and a flight number spelled out.
+ * news topic, with a channel verb's request, a swap, a flight number and a geocoding spelled out.
  */
 export function queryAsRead(query: string): string {
-  return withFlightNumberRead(
-    withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query)))),
+  return withGeocodingRead(
+    withFlightNumberRead(withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query))))),
+    query,
   );
 }
