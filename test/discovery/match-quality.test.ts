@@ -216,6 +216,26 @@ describe('one kind of place held and the other named (nineteenth round)', () => 
   });
 });
 
+describe('an amount in one unit asked in another (nineteenth round)', () => {
+  it('is read as a unit conversion; a currency, a unit alone or a query that says convert are not', () => {
+    expectReadAs(
+      [
+        ['72 fahrenheit in celsius', '72 fahrenheit in celsius convert units'],
+        ['350 °F in °C? oven recipe', '350 °F in °C? oven recipe convert units'],
+        ['marathon 26.2 miles in km', 'marathon 26.2 miles in km convert units'],
+        ['3/4 cup of flour in grams', '3/4 cup of flour in grams convert units'],
+      ],
+      [
+        'convert 72 F to C',
+        '100 pounds in euros',
+        'weather in Oslo in celsius',
+        'route of 12 km to the airport',
+        'ship 5 kg to Berlin',
+      ],
+    );
+  });
+});
+
 describe('what step 0 spells out ranks first (eighteenth and nineteenth rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
@@ -264,6 +284,17 @@ describe('what step 0 spells out ranks first (eighteenth and nineteenth rounds)'
       ],
       query: 'lat/long for 1600 Amphitheatre Pkwy, Mountain View CA',
       first: 'postpin/geocode',
+    },
+    {
+      spelled: 'a unit conversion',
+      tag: 'unitconv',
+      category: 'utility',
+      endpoints: [
+        ['skytemp', 'daily', 'Daily temperature forecast in fahrenheit or celsius for a city.'],
+        ['metricly', 'convert', 'Convert units of length, mass, volume and temperature (celsius, kelvin).'],
+      ],
+      query: '72 fahrenheit in celsius',
+      first: 'metricly/convert',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

@@ -169,13 +169,39 @@ function withGeocodingRead(asked: string, written: string): string {
   return asked;
 }
 
+/** Units of measure as a query writes them (not currencies: an amount of money is converted by rates). */
+const UNIT =
+  '(?:km|kms|kilomet(?:er|re)s?|miles?|mi|met(?:er|re)s?|cm|mm|inch(?:es)?|in|feet|ft|foot|yards?|yd|lbs?|' +
+  'pounds?|kg|kgs|kilograms?|grams?|g|oz|ounces?|celsius|fahrenheit|farenheit|°\\s?[cf]|[cf]|kelvin|lit(?:er|re)s?|' +
+  'l|ml|gallons?|gal|mph|kph|km/h|knots?|psi|kwh|joules?|kcal|calories|acres?|hectares?|stones?|cups?|' +
+  'tbsp|tsp|pints?|quarts?)';
+/** An amount in one unit asked in another ("5 miles in km", "72 °F to C", "3 cups flour in grams"). */
+const UNIT_CONVERSION = new RegExp(
+  `(?<![\\p{L}\\p{N}.,])\\d[\\d,.]*(?:/\\d+)?\\s?${UNIT}(?![\\p{L}\\p{N}])(?:\\s+(?:of\\s+)?\\p{L}+)?\\s+(?:in|to|into)\\s+°?${UNIT}(?![\\p{L}\\p{N}/])`,
+  'iu',
+);
+
+/**
+ * The query with a unit conversion spelled out (nineteenth round): "72 fahrenheit in celsius" asks to
+ * convert units, words it does not write, and its units' words match weather and distance endpoints.
+ */
+function withUnitConversionRead(query: string): string {
+  if (/\bconver/i.test(query)) return query;
+  return UNIT_CONVERSION.test(query) ? `${query} convert units` : query;
+}
+
 /**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
- * news topic, with a channel verb's request, a swap, a flight number and a geocoding spelled out.
+ * news topic, with a channel verb's request, a swap, a flight number, a geocoding and a unit conversion
+ * spelled out.
  */
 export function queryAsRead(query: string): string {
-  return withGeocodingRead(
-    withFlightNumberRead(withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query))))),
-    query,
+  return withUnitConversionRead(
+    withGeocodingRead(
+      withFlightNumberRead(
+        withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query)))),
+      ),
+      query,
+    ),
   );
 }
