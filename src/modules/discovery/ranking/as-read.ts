@@ -190,35 +190,18 @@ function withUnitConversionRead(query: string): string {
   return UNIT_CONVERSION.test(query) ? `${query} convert units` : query;
 }
 
-/** A clock time ("9am", "3 pm", "9:30", "10:00am"), not a duration or a date. */
-const CLOCK_TIME =
-  /(?<![\p{L}\p{N}:.,/-])(?:\d{1,2}:\d{2}\s?(?:am|pm)?|\d{1,2}\s?(?:am|pm))(?![\p{L}\p{N}])/iu;
-
-/**
- * The query with a time zone conversion spelled out (nineteenth round): a clock time held and "what time"
- * asked ("if it's 3pm in New York what time is it in Tokyo?", "9:30 ET is what time in Tokyo?") asks to
- * convert it between zones, words it does not write; "what time is it in Tokyo" without a time held asks
- * for the time now.
- */
-function withTimeZoneConversionRead(query: string): string {
-  if (/\bconver/i.test(query) || !/\bwhat time\b/i.test(query)) return query;
-  return CLOCK_TIME.test(query) ? `${query} convert time zone` : query;
-}
-
 /**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
- * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion and
- * a time zone conversion spelled out.
+ * news topic, with a channel verb's request, a swap, a flight number, a geocoding and a unit conversion
+ * spelled out.
  */
 export function queryAsRead(query: string): string {
-  return withTimeZoneConversionRead(
-    withUnitConversionRead(
-      withGeocodingRead(
-        withFlightNumberRead(
-          withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query)))),
-        ),
-        query,
+  return withUnitConversionRead(
+    withGeocodingRead(
+      withFlightNumberRead(
+        withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query)))),
       ),
+      query,
     ),
   );
 }
