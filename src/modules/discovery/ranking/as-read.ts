@@ -160,11 +160,13 @@ const STREET_ADDRESS_NAMED =
  * a kind named without the other held ("give me box coords") is not read.
  */
 function withGeocodingRead(asked: string, written: string): string {
-  if (/\bgeocod/i.test(written)) return asked;
+  const namesCoordinates = COORDINATES_NAMED.test(written);
+  const namesStreet = STREET_ADDRESS_NAMED.test(written);
+  // The kinds held are read only where a kind is named: most queries name none.
+  if ((!namesCoordinates && !namesStreet) || /\bgeocod/i.test(written)) return asked;
   const held = new Set([...valueKindsOf(written.toLowerCase()), ...quotedValueKinds(written)]);
-  if (held.has('street') && !held.has('coordinates') && COORDINATES_NAMED.test(written))
-    return `${asked} geocode`;
-  if (held.has('coordinates') && !held.has('street') && STREET_ADDRESS_NAMED.test(written))
+  if (namesCoordinates && held.has('street') && !held.has('coordinates')) return `${asked} geocode`;
+  if (namesStreet && held.has('coordinates') && !held.has('street'))
     return /\breverse\b/i.test(written) ? `${asked} geocode` : `${asked} reverse geocode`;
   return asked;
 }
