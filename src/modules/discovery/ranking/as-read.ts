@@ -1,8 +1,9 @@
 // Ranking step 0, the query as read: what of the query is the ask. A quoted span is a payload to process,
 // not the capability asked for (its kind is read: a value's, or a text the caller holds), and so is the topic
 // of the news asked for. A channel named as the verb ("text +44 …") asks to send, an amount of one token
-// asked against another ("USDC for 2 ETH") asks for a swap, and a flight number (LH400) is of a flight:
-// each is spelled out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
+// asked against another ("USDC for 2 ETH") asks for a swap, a flight number (LH400) is of a flight, an
+// address held and coordinates named (or the reverse) ask for a geocoding, and "5 miles in km" for a unit
+// conversion: each is spelled out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
 import { isQuotedValue, TOKEN_AMOUNT, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
 /**
