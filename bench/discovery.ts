@@ -45,6 +45,13 @@ const NO_ANSWER_KINDS = new Map(
     .map((line) => line.split('\t') as [string, string]),
 );
 type NoAnswerKind = 'near' | 'outside';
+type FlagsByKind = Record<NoAnswerKind, { flagged: number; of: number }>;
+
+/** The flag by kind, for a summary line: " (near misses 3/8, plainly outside 3/4)", or nothing unlabelled. */
+const byKindNote = ({ near, outside }: FlagsByKind) =>
+  near.of + outside.of > 0
+    ? ` (near misses ${near.flagged}/${near.of}, plainly outside ${outside.flagged}/${outside.of})`
+    : '';
 
 /** A labelled set: a catalogue and its queries (../shared/discovery/README.md), from `dir`. */
 interface LabelledSet {
@@ -73,7 +80,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
     const misses: string[] = [];
     let noAnswerFlagged = 0;
     let answerableFlagged = 0;
-    const byKind = { near: { flagged: 0, of: 0 }, outside: { flagged: 0, of: 0 } };
+    const byKind: FlagsByKind = { near: { flagged: 0, of: 0 }, outside: { flagged: 0, of: 0 } };
     for (const q of queries) {
       const body = await discover(app, {
         query: q.query,
@@ -141,9 +148,7 @@ async function qualityOn(set: LabelledSet, embeddings: 'local' | 'off') {
     for (const line of noAnswer) console.log(line);
     console.log(
       `match_quality weak/none: ${noAnswerFlagged}/${noAnswer.length} no-answer queries, ${answerableFlagged}/${n} answerable ones` +
-        (byKind.near.of + byKind.outside.of > 0
-          ? ` (near misses ${byKind.near.flagged}/${byKind.near.of}, plainly outside ${byKind.outside.flagged}/${byKind.outside.of})`
-          : ''),
+        byKindNote(byKind),
     );
     return {
       ndcg: sums.ndcg / n,
@@ -196,14 +201,14 @@ if (!args.includes('--scale-only')) {
     const mean = (key: 'ndcg' | 'bm25') => results.reduce((k, r) => k + r[key] * r.n, 0) / n;
     const sum = (key: 'noAnswerFlagged' | 'noAnswer' | 'answerableFlagged') =>
       results.reduce((k, r) => k + r[key], 0);
-    const kindSum = (kind: NoAnswerKind, key: 'flagged' | 'of') =>
-      results.reduce((k, r) => k + r.byKind[kind][key], 0);
+    const kindSum = (kind: NoAnswerKind) => ({
+      flagged: results.reduce((k, r) => k + r.byKind[kind].flagged, 0),
+      of: results.reduce((k, r) => k + r.byKind[kind].of, 0),
+    });
     console.log(
       `pooled over ${results.length} sets (${n} answerable): nDCG@10 ${fmt(mean('ndcg'), 4)} (plain BM25 ${fmt(mean('bm25'), 4)}); ` +
         `weak/none ${sum('noAnswerFlagged')}/${sum('noAnswer')} no-answer, ${sum('answerableFlagged')}/${n} answerable` +
-        (kindSum('near', 'of') + kindSum('outside', 'of') > 0
-          ? ` (near misses ${kindSum('near', 'flagged')}/${kindSum('near', 'of')}, plainly outside ${kindSum('outside', 'flagged')}/${kindSum('outside', 'of')})`
-          : ''),
+        byKindNote({ near: kindSum('near'), outside: kindSum('outside') }),
     );
   }
 }
