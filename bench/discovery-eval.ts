@@ -243,12 +243,17 @@ const rankerOn =
 const ours = rankerOn(index);
 
 /** A ranking from hits in order (best first), with the strength of the first. */
-function rankingOf(ix: SearchIndex, q: DevQuery, hits: Array<{ index: number; relevance: number }>): Ranking {
+function rankingOf(
+  ix: SearchIndex,
+  q: DevQuery,
+  hits: Array<{ index: number; relevance: number }>,
+  standOut?: number,
+): Ranking {
   const top = hits[0];
   if (!top) return { ranked: [], strength: 0 };
   return {
     ranked: hits.map((h) => keyAt(ix, h.index)),
-    strength: strengthOf(ix, q.query, top.index, top.relevance),
+    strength: strengthOf(ix, q.query, top.index, top.relevance, standOut),
     best: { ix, slot: top.index, relevance: top.relevance, second: hits[1]?.relevance ?? 0 },
   };
 }
@@ -269,12 +274,18 @@ function indexWithFieldWeights(weights: Partial<typeof FIELD_WEIGHTS>, catalogue
 const EVEN_FIELDS = { description: 1, tags: 1, slug: 1, name: 1, provider: 1, category: 1, params: 1 };
 
 /** The score behind `meta.match_quality` (see match-quality.ts). */
-function strengthOf(ix: SearchIndex, query: string, doc: number, relevance: number): number {
+function strengthOf(
+  ix: SearchIndex,
+  query: string,
+  doc: number,
+  relevance: number,
+  standOut?: number,
+): number {
   const evidence = matchEvidence(ix, query, doc);
   // `--strength=coverage-meaning`: an alternative measured against the shipped rule (docs/discovery-history.md).
   if (process.argv.includes('--strength=coverage-meaning'))
     return evidence.coverage * Math.max(0, evidence.meaning);
-  return matchStrength(relevance, evidence);
+  return matchStrength(relevance, evidence, standOut);
 }
 
 /** Plain BM25 (discovery-bm25.ts): the reference. */
@@ -549,7 +560,7 @@ const fusedOn =
     const hits = hitList(fusedHits)
       .map((h, k) => ({ ...h, order: order ? (order[k] as number) : h.relevance }))
       .sort((a, b) => b.order - a.order || a.index - b.index);
-    return rankingOf(ix, q, served(ix, q, hits));
+    return rankingOf(ix, q, served(ix, q, hits), fusedHits.standOut);
   };
 const fused = fusedOn(index, devSlots);
 /** How many rankings of a gated system skipped the encoder (printed per system). */

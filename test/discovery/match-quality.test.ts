@@ -6,6 +6,7 @@ import {
   matchEvidence,
   matchStrength,
   READ_ONLY_FOR_ACTION,
+  STAND_OUT_FULL,
   WEAK_MATCH_BELOW,
 } from '../../src/modules/discovery/ranking/match-quality.js';
 import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
@@ -14,7 +15,7 @@ import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.
 import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { SMALL_CATALOGUE } from './catalogue.js';
-import { createProvider, DISCOVERY_TEST_ENV, discoverOk, keysOf } from './helpers.js';
+import { createProvider, DISCOVERY_TEST_ENV, discoverOk, indexedEndpoint, keysOf } from './helpers.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -462,6 +463,52 @@ describe('an action asked of a read-only endpoint', () => {
     expect((await strength(question, 'GET')).match_strength).toBe(
       (await strength(question, 'POST')).match_strength,
     );
+  });
+});
+
+describe('meaning that stands out from the catalogue (twentieth round)', () => {
+  it('scales the strength when the closest endpoint in meaning hardly stands out, and only when encoded', () => {
+    const index = buildSearchIndex([indexedEndpoint('track')], loadWordVectors());
+    const evidence = matchEvidence(index, 'track', 0);
+    const whole = matchStrength(0.6, evidence);
+    expect(whole).toBeGreaterThan(0);
+    expect(matchStrength(0.6, evidence, undefined)).toBe(whole);
+    expect(matchStrength(0.6, evidence, STAND_OUT_FULL)).toBe(whole);
+    expect(matchStrength(0.6, evidence, 0.45)).toBe(whole);
+    expect(matchStrength(0.6, evidence, STAND_OUT_FULL / 3)).toBeCloseTo(whole / 3, 10);
+    expect(matchStrength(0.6, evidence, -0.05)).toBe(0);
+  });
+
+  it('flags a query a few words tie to an endpoint that means something else; real answers stay good', async () => {
+    await createProvider(t, {
+      id: 'flightwatch',
+      category: 'data_intelligence',
+      endpoints: [
+        {
+          slug: 'flight-status',
+          method: 'GET',
+          description: 'Track a flight: live status, departure and arrival times, delays and gate.',
+          parameters: {
+            flight: { type: 'string', required: true, description: 'Flight number, e.g. LH400' },
+          },
+        },
+      ],
+    });
+    // "live" and "today" are all they share with a flight tracker and a weather outlook.
+    for (const query of ['live score arsenal vs chelsea', 'what is my horoscope for scorpio today']) {
+      const meta = (await discoverOk(t, { query })).meta as Meta;
+      expect(meta.match_quality, query).toBe('weak');
+    }
+    for (const [query, first] of [
+      ['track flight LH400, when will it arrive?', 'flightwatch/flight-status'],
+      ['check the weather at the airport', 'skycast/conditions'],
+      ['email the forecast to bob@example.com', 'courier/send-email'],
+      ['translate this to french', 'lingua/translate'],
+    ]) {
+      const body = await discoverOk(t, { query });
+      expect(keysOf(body)[0], query).toBe(first);
+      expect((body.meta as Meta).match_quality, query).toBe('good');
+    }
   });
 });
 

@@ -2,8 +2,11 @@
 // endpoints are replaced, added and removed, every slot scores what its endpoint's vector says.
 import { describe, expect, it } from 'vitest';
 import { quantise, type StoredVector } from '../../src/modules/discovery/int8-rows.js';
+import { NO_HITS } from '../../src/modules/discovery/ranking/query.js';
+import { buildSearchIndex } from '../../src/modules/discovery/ranking/search-index.js';
 import type { IndexedEndpoint } from '../../src/modules/discovery/ranking/types.js';
-import { slotVectors } from '../../src/modules/discovery/slot-vectors.js';
+import { loadWordVectors } from '../../src/modules/discovery/ranking/vectors.js';
+import { fuseRelevance, slotVectors } from '../../src/modules/discovery/slot-vectors.js';
 import { indexedEndpoint } from './helpers.js';
 
 let seed = 7;
@@ -90,5 +93,36 @@ describe('slotVectors', () => {
     kept = slotVectors(slots as IndexedEndpoint[], vectorOf, 5, kept);
     expect([...kept.has.subarray(30)].every((h) => h === 0)).toBe(true);
     expectScores(scores(kept, 30, query), expected(slots, vectorOf, query));
+  });
+});
+
+describe('fuseRelevance', () => {
+  it('reports how far the closest endpoint in meaning stands out from the mean of those it scanned', () => {
+    const endpoints = Array.from({ length: 30 }, (_, i) => indexedEndpoint(`s${i}`));
+    const index = buildSearchIndex(endpoints, loadWordVectors());
+    const vectors = new Map<IndexedEndpoint, StoredVector>();
+    // Slots 2 and 3 have no vector yet: they are left out of the best and the mean.
+    for (const e of index.endpoints) if (e.slug !== 's2' && e.slug !== 's3') vectors.set(e, randomVector());
+    const slots = slotVectors(index.endpoints, (e) => vectors.get(e), 1);
+    const query = Float32Array.from(randomVector().q, (x) => x / 127);
+    const cosines = expected(index.endpoints, (e) => vectors.get(e), query);
+    const standOut = (kept: (i: number) => boolean) => {
+      const seen = cosines.filter((c, i): c is number => c !== null && kept(i));
+      return Math.max(...seen) - seen.reduce((a, b) => a + b, 0) / seen.length;
+    };
+    const scale = { floor: 0, ceil: 1 };
+    const all = fuseRelevance(index, NO_HITS, query, slots, 0.4, scale);
+    expect(all.standOut).toBeCloseTo(
+      standOut(() => true),
+      3,
+    );
+    // Only the slots a filter allows are scanned.
+    const even = (i: number) => i % 2 === 0;
+    expect(fuseRelevance(index, NO_HITS, query, slots, 0.4, scale, even).standOut).toBeCloseTo(
+      standOut(even),
+      3,
+    );
+    // Nothing scanned: nothing to stand out from.
+    expect(fuseRelevance(index, NO_HITS, query, slots, 0.4, scale, () => false).standOut).toBeUndefined();
   });
 });

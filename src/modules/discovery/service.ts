@@ -41,6 +41,8 @@ interface CachedMatches {
   relevance: Float32Array;
   /** The relevance they are ordered by, when late interaction reordered them (late-interaction.ts). */
   order?: Float32Array;
+  /** How far the closest endpoint in meaning stood out, when the query was encoded (`Hits.standOut`). */
+  standOut?: number;
   generation: number;
   at: number;
 }
@@ -267,6 +269,7 @@ export class DiscoveryService {
       indices: found.slots,
       relevance: Float32Array.from(found.relevance),
       order: order && Float32Array.from(order),
+      standOut: found.standOut,
       generation: this.generation,
       at: this.now(),
     };
@@ -357,7 +360,11 @@ export class DiscoveryService {
     // How well the first result answers the query, judged on the words asked (not on the order score).
     const best = top[0];
     const strength =
-      query === undefined ? undefined : best ? matchStrength(best.relevance, evidenceOf(index, best.at)) : 0;
+      query === undefined
+        ? undefined
+        : best
+          ? matchStrength(best.relevance, evidenceOf(index, best.at), hits?.standOut)
+          : 0;
     const found: Discovered = { results: top, total, strength };
     if (!degraded) remember(this.ranked, rankedKey, found);
     return { ...found, results: top.slice(0, req.limit) };

@@ -141,9 +141,15 @@ export function fuseRelevance(
   let best = 0;
   const { dots, unit } = vectors.rows.dotAll(query);
   const { scales, has } = vectors;
+  let closest = Number.NEGATIVE_INFINITY;
+  let sum = 0;
+  let scanned = 0;
   for (let i = 0; i < n; i++) {
     if (alive[i] !== 1 || has[i] !== 1 || (allowed && !allowed(i))) continue;
     const cosine = (dots[i] as number) * unit * (scales[i] as number);
+    if (cosine > closest) closest = cosine;
+    sum += cosine;
+    scanned++;
     const score = Math.min(1, Math.max(0, (cosine - scale.floor) / (scale.ceil - scale.floor)));
     const r = (1 - weight) * (relevance[i] as number) + weight * score;
     relevance[i] = r;
@@ -151,10 +157,12 @@ export function fuseRelevance(
   for (let i = 0; i < n; i++) if ((relevance[i] as number) > best) best = relevance[i] as number;
   const floor = Math.max(QUERY_TUNING.minRelevance, QUERY_TUNING.relativeFloor * best);
   // Zero is never a match (a slot no vector and no word reached).
-  return collectHits(
+  const hits = collectHits(
     n,
     (i) => i,
     (i) => relevance[i] as number,
     Math.max(floor, Number.MIN_VALUE),
   );
+  // How far the closest endpoint in meaning stands out from the catalogue (match_strength reads it).
+  return scanned === 0 ? hits : { ...hits, standOut: closest - sum / scanned };
 }

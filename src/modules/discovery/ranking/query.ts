@@ -78,6 +78,9 @@ export interface RelevanceHit {
 export interface Hits {
   slots: Int32Array;
   relevance: Float64Array;
+  /** When the query's sentence vector was fused in: how far its closest endpoint in meaning stands out
+   *  from the catalogue (`fuseRelevance`; read by `matchStrength`). */
+  standOut?: number;
 }
 
 export const NO_HITS: Hits = { slots: new Int32Array(0), relevance: new Float64Array(0) };
