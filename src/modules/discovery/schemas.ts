@@ -96,8 +96,10 @@ export const DiscoverResponseSchema = Type.Object({
           "Only with a query. Geometric mean of the first result's relevance and the weighted share of the " +
           "query's words (names, numbers and domains left out) that it contains or has a close synonym of; " +
           'scaled by 0.4 when the word the query starts with is an ask it does not cover ("book a flight"), ' +
-          'and by 0.35 when the query asks for an action (book, order, register, send, ...) and the first ' +
-          'result is a read-only GET endpoint.',
+          'by 0.35 when the query asks for an action (book, order, register, send, ...) and the first ' +
+          'result is a read-only GET endpoint, and, when the query was read for its meaning, by how far the ' +
+          'endpoint closest to it in meaning stands out from the rest of the catalogue (whole from 0.3 above ' +
+          'the mean cosine).',
       }),
     ),
   }),
