@@ -156,3 +156,43 @@ describe('small catalogues', () => {
     }
   });
 });
+
+describe('filters narrow the catalogue before matching (twentieth round)', () => {
+  it('keeps a weaker match that passes them, which the best match they remove would have cut off', async () => {
+    // The dear endpoint says every word asked; the cheap one says only "now" itself, its provider the rest.
+    await createProvider(t, {
+      id: 'gaspro',
+      name: 'GasPro',
+      description: 'Ethereum gas oracle.',
+      tags: ['gas', 'ethereum'],
+      endpoints: [
+        {
+          slug: 'eth-gas-now',
+          description: 'ETH gas price now: the gas base fee and tip on Ethereum.',
+          price: '0.05',
+        },
+      ],
+    });
+    await createProvider(t, {
+      id: 'gasgauge',
+      name: 'GasGauge',
+      description: 'Ethereum gas oracle.',
+      tags: ['gas', 'ethereum', 'gwei'],
+      endpoints: [
+        {
+          slug: 'now',
+          description: 'Current base fee and priority fee suggestions (slow, standard, fast) in gwei.',
+          price: '0.0001',
+        },
+      ],
+    });
+    const query = 'eth gas now';
+    expect(keysOf(await discoverOk(t, { query }))[0]).toBe('gaspro/eth-gas-now');
+    const cheap = await discoverOk(t, { query, filters: { max_price_per_call: 0.001 } });
+    expect(keysOf(cheap)[0]).toBe('gasgauge/now');
+    // Asked again, from the matches cached for these filters: the same answer.
+    expect(keysOf(await discoverOk(t, { query, filters: { max_price_per_call: 0.001 } }))).toEqual(
+      keysOf(cheap),
+    );
+  });
+});

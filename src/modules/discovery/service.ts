@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import { CatalogueMirror, type Snapshot } from './catalogue-mirror.js';
 import { EndpointVectors } from './endpoint-vectors.js';
 import { queryAsRead, quotedValueKinds } from './ranking/as-read.js';
-import type { DiscoveryFilters } from './ranking/filters.js';
+import { type DiscoveryFilters, filtersKey, hasFilters, passesFilters } from './ranking/filters.js';
 import { lateOrder, type OrderedHits } from './ranking/late-interaction.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
@@ -184,13 +184,26 @@ export class DiscoveryService {
   }
 
   /** Words and meaning fused, and the best reordered by late interaction when the query has its rows. */
-  private fuse(index: SearchIndex, query: Encoded | undefined, offline: Hits): OrderedHits {
+  private fuse(
+    index: SearchIndex,
+    query: Encoded | undefined,
+    offline: Hits,
+    allowed: ((slot: number) => boolean) | undefined,
+  ): OrderedHits {
     const cfg = this.deps.config.discoveryEmbeddings;
     const vectors = this.endpointVectors;
     const encoder = this.encoder;
     if (!query || !vectors || !cfg || !encoder) return hitsAtLeast(offline, QUERY_TUNING.minRelevance);
     const slots = vectors.forSlots(index.endpoints, this.generation);
-    const fused = fuseRelevance(index, offline, query.vector, slots, cfg.weight, encoder.cosineScale);
+    const fused = fuseRelevance(
+      index,
+      offline,
+      query.vector,
+      slots,
+      cfg.weight,
+      encoder.cosineScale,
+      allowed,
+    );
     const order = query.late && lateOrder(fused, query.late, (slot) => slots.held[slot]?.late);
     return { ...fused, order };
   }
@@ -248,6 +261,7 @@ export class DiscoveryService {
     queryEmbedding: Encoded | undefined,
     offline: { generation: number; hits: Hits } | undefined,
     keep: boolean,
+    allowed: ((slot: number) => boolean) | undefined,
   ): CachedMatches {
     const cached = this.cachedMatches(matchKey, fresh);
     if (cached) return cached;
@@ -257,9 +271,10 @@ export class DiscoveryService {
           queryEmbedding,
           offline?.generation === this.generation
             ? offline.hits
-            : matchQuery(snapshot.index, key, undefined, 0),
+            : matchQuery(snapshot.index, key, allowed, 0),
+          allowed,
         )
-      : matchQuery(snapshot.index, key);
+      : matchQuery(snapshot.index, key, allowed);
     // Values of a known kind in the query, quoted or not, move the order toward endpoints that take them
     // (value-kinds.ts).
     const kinds = [...new Set([...valueKindsOf(key), ...quotedKinds])];
@@ -303,13 +318,30 @@ export class DiscoveryService {
     const key = query === undefined ? undefined : normaliseQuery(query);
     // A quoted value's words are left out, its kind is not (as-read.ts): the matches are cached by both.
     const quotedKinds = req.query === undefined ? [] : quotedValueKinds(req.query);
-    const matchKey = key !== undefined && quotedKinds.length > 0 ? `${key}\n${quotedKinds.join(' ')}` : key;
+    // Filters narrow the catalogue before matching, so that the relevance floor (a share of the best
+    // match's relevance) is set by the best match that passes them, not by one they remove (twentieth
+    // round); the matches are then cached by the filters as well.
+    const filtered = hasFilters(req.filters);
+    const matchKey =
+      key === undefined
+        ? undefined
+        : [
+            key,
+            ...(quotedKinds.length > 0 ? [quotedKinds.join(' ')] : []),
+            ...(filtered ? [filtersKey(req.filters)] : []),
+          ].join('\n');
+    const allowedIn = (ix: SearchIndex) => {
+      if (!filtered) return undefined;
+      const { qualities } = this.alignedQuality(ix, quality);
+      return (slot: number) =>
+        passesFilters(ix.endpoints[slot] as IndexedEndpoint, qualities[slot] as QualityMetrics, req.filters);
+    };
     // A query to rank waits for its turn (ranking-turns.ts); cached matches do not queue.
     if (matchKey !== undefined && !this.cachedMatches(matchKey, req.fresh)) await this.turns.take();
     const gateIndex = (this.mirror.live ?? firstSeen).index;
     const offline =
       key !== undefined && this.endpointVectors && !this.cachedMatches(matchKey ?? key, req.fresh)
-        ? { generation: this.generation, hits: matchQuery(gateIndex, key, undefined, 0) }
+        ? { generation: this.generation, hits: matchQuery(gateIndex, key, allowedIn(gateIndex), 0) }
         : undefined;
     const evidenceOf = evidenceMemo(query);
     // The query is encoded only when its words alone answer weakly (slot-vectors.ts).
@@ -347,6 +379,7 @@ export class DiscoveryService {
             queryEmbedding,
             offline,
             !degraded,
+            allowedIn(snapshot.index),
           );
     const { top, total } = rankPage({
       endpoints: index.endpoints,

@@ -19,6 +19,16 @@ export function hasFilters(f: DiscoveryFilters): boolean {
   return Object.values(f).some((v) => v !== undefined);
 }
 
+/** The filters as a cache key: the same filters give the same key (a price ceiling in credits as digits). */
+export function filtersKey(f: DiscoveryFilters): string {
+  return JSON.stringify(
+    Object.entries(f)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+    (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
+  );
+}
+
 /** True when the endpoint passes every filter. Tags match endpoint or provider tags, case-insensitively. */
 export function passesFilters(e: IndexedEndpoint, quality: QualityMetrics, f: DiscoveryFilters): boolean {
   if (f.category !== undefined && e.category !== f.category) return false;
