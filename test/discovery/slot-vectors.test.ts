@@ -97,7 +97,7 @@ describe('slotVectors', () => {
 });
 
 describe('fuseRelevance', () => {
-  it('reports how far the closest endpoint in meaning stands out from the mean of those it scanned', () => {
+  it('reports how far the closest endpoint in meaning stands out from the catalogue, filters or not', () => {
     const endpoints = Array.from({ length: 30 }, (_, i) => indexedEndpoint(`s${i}`));
     const index = buildSearchIndex(endpoints, loadWordVectors());
     const vectors = new Map<IndexedEndpoint, StoredVector>();
@@ -105,24 +105,19 @@ describe('fuseRelevance', () => {
     for (const e of index.endpoints) if (e.slug !== 's2' && e.slug !== 's3') vectors.set(e, randomVector());
     const slots = slotVectors(index.endpoints, (e) => vectors.get(e), 1);
     const query = Float32Array.from(randomVector().q, (x) => x / 127);
-    const cosines = expected(index.endpoints, (e) => vectors.get(e), query);
-    const standOut = (kept: (i: number) => boolean) => {
-      const seen = cosines.filter((c, i): c is number => c !== null && kept(i));
-      return Math.max(...seen) - seen.reduce((a, b) => a + b, 0) / seen.length;
-    };
+    const cosines = expected(index.endpoints, (e) => vectors.get(e), query).filter((c) => c !== null);
+    const standOut = Math.max(...cosines) - cosines.reduce((a, b) => a + b, 0) / cosines.length;
     const scale = { floor: 0, ceil: 1 };
     const all = fuseRelevance(index, NO_HITS, query, slots, 0.4, scale);
-    expect(all.standOut).toBeCloseTo(
-      standOut(() => true),
-      3,
-    );
-    // Only the slots a filter allows are scanned.
+    expect(all.standOut).toBeCloseTo(standOut, 3);
+    // A filter narrows the matches, not the catalogue the stand-out is measured against.
     const even = (i: number) => i % 2 === 0;
-    expect(fuseRelevance(index, NO_HITS, query, slots, 0.4, scale, even).standOut).toBeCloseTo(
-      standOut(even),
-      3,
-    );
-    // Nothing scanned: nothing to stand out from.
-    expect(fuseRelevance(index, NO_HITS, query, slots, 0.4, scale, () => false).standOut).toBeUndefined();
+    const filtered = fuseRelevance(index, NO_HITS, query, slots, 0.4, scale, even);
+    expect(filtered.standOut).toBeCloseTo(standOut, 3);
+    expect(Array.from(filtered.slots).every(even)).toBe(true);
+    expect(filtered.slots.length).toBeGreaterThan(0);
+    // No vector at all: nothing to stand out from.
+    const none = slotVectors(index.endpoints, () => undefined, 2);
+    expect(fuseRelevance(index, NO_HITS, query, none, 0.4, scale).standOut).toBeUndefined();
   });
 });

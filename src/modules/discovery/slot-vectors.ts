@@ -145,11 +145,14 @@ export function fuseRelevance(
   let sum = 0;
   let scanned = 0;
   for (let i = 0; i < n; i++) {
-    if (alive[i] !== 1 || has[i] !== 1 || (allowed && !allowed(i))) continue;
+    if (alive[i] !== 1 || has[i] !== 1) continue;
     const cosine = (dots[i] as number) * unit * (scales[i] as number);
+    // The stand-out is the whole catalogue's, filters or not: within a category or a price band the
+    // endpoints are alike, and their mean would say less about whether anything means what was asked.
     if (cosine > closest) closest = cosine;
     sum += cosine;
     scanned++;
+    if (allowed && !allowed(i)) continue;
     const score = Math.min(1, Math.max(0, (cosine - scale.floor) / (scale.ceil - scale.floor)));
     const r = (1 - weight) * (relevance[i] as number) + weight * score;
     relevance[i] = r;
