@@ -3594,11 +3594,11 @@ export interface paths {
                         "application/json": {
                             meta: {
                                 /**
-                                 * @description Only with a query. How well the first result answers it: good; weak (match_strength below 0.125: most likely nothing in the catalogue does what was asked, the results are only the closest things); none (no result at all).
+                                 * @description Only with a query. How well the first result answers it: good; weak (match_strength below 0.1: most likely nothing in the catalogue does what was asked, the results are only the closest things); none (no result at all).
                                  * @enum {string}
                                  */
                                 match_quality?: "good" | "weak" | "none";
-                                /** @description Only with a query. Geometric mean of the first result's relevance and the weighted share of the query's words (names, numbers and domains left out) that it contains or has a close synonym of; scaled by 0.4 when the word the query starts with is an ask it does not cover ("book a flight"), and by 0.35 when the query asks for an action (book, order, register, send, ...) and the first result is a read-only GET endpoint. */
+                                /** @description Only with a query. Geometric mean of the first result's relevance and the weighted share of the query's words (names, numbers and domains left out) that it contains or has a close synonym of; scaled by 0.4 when the word the query starts with is an ask it does not cover ("book a flight"), by 0.35 when the query asks for an action (book, order, register, send, ...) and the first result is a read-only GET endpoint, and, when the query was read for its meaning, by how far the endpoint closest to it in meaning stands out from the rest of the catalogue (whole from 0.3 above the mean cosine). */
                                 match_strength?: number;
                                 query_time_ms: number;
                                 request_id: string;
