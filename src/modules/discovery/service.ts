@@ -6,7 +6,7 @@ import type { AppDeps } from '../../deps.js';
 import { CatalogueMirror, type Snapshot } from './catalogue-mirror.js';
 import { EndpointVectors } from './endpoint-vectors.js';
 import { queryAsRead, quotedValueKinds } from './ranking/as-read.js';
-import { type DiscoveryFilters, filtersKey, hasFilters, passesFilters } from './ranking/filters.js';
+import { type DiscoveryFilters, filtersKey, hasFilters, slotFilter } from './ranking/filters.js';
 import { lateOrder, type OrderedHits } from './ranking/late-interaction.js';
 import { type MatchEvidence, matchEvidence, matchStrength } from './ranking/match-quality.js';
 import { type AlignedBoosts, alignBoosts } from './ranking/order.js';
@@ -330,12 +330,9 @@ export class DiscoveryService {
             ...(quotedKinds.length > 0 ? [quotedKinds.join(' ')] : []),
             ...(filtered ? [filtersKey(req.filters)] : []),
           ].join('\n');
-    const allowedIn = (ix: SearchIndex) => {
-      if (!filtered) return undefined;
-      const { qualities } = this.alignedQuality(ix, quality);
-      return (slot: number) =>
-        passesFilters(ix.endpoints[slot] as IndexedEndpoint, qualities[slot] as QualityMetrics, req.filters);
-    };
+    const allowedIn = filtered
+      ? filterMemo((ix) => slotFilter(ix.endpoints, this.alignedQuality(ix, quality).qualities, req.filters))
+      : () => undefined;
     // A query to rank waits for its turn (ranking-turns.ts); cached matches do not queue.
     if (matchKey !== undefined && !this.cachedMatches(matchKey, req.fresh)) await this.turns.take();
     const gateIndex = (this.mirror.live ?? firstSeen).index;
@@ -361,8 +358,13 @@ export class DiscoveryService {
     const { qualities, boosts, load } = this.alignedQuality(index, quality);
     const rankedKey = JSON.stringify(
       // Case kept: match strength reads capitalised names in the query as values (match-quality.ts).
-      [this.generation, load, (query ?? '').trim().replace(/\s+/g, ' '), quotedKinds, req.filters],
-      (_k, v) => (typeof v === 'bigint' ? v.toString() : v),
+      [
+        this.generation,
+        load,
+        (query ?? '').trim().replace(/\s+/g, ' '),
+        quotedKinds,
+        filtersKey(req.filters),
+      ],
     );
     const cached = req.fresh ? undefined : this.ranked.get(rankedKey);
     if (cached && req.limit <= RANKED_CACHE_DEPTH) {
@@ -414,6 +416,16 @@ function evidenceMemo(query: string | undefined) {
     if (last?.index !== index || last.slot !== slot)
       last = { index, slot, evidence: matchEvidence(index, query ?? '', slot) };
     return last.evidence;
+  };
+}
+
+/** The request's filter of an index's slots, built once for the request (the gate and the ranking
+ *  usually read the same index). */
+function filterMemo(build: (index: SearchIndex) => (slot: number) => boolean) {
+  let last: { index: SearchIndex; allowed: (slot: number) => boolean } | undefined;
+  return (index: SearchIndex) => {
+    if (last?.index !== index) last = { index, allowed: build(index) };
+    return last.allowed;
   };
 }
 

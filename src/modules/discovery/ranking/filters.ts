@@ -29,6 +29,29 @@ export function filtersKey(f: DiscoveryFilters): string {
   );
 }
 
+/**
+ * `passesFilters` for the slots of an index, each slot judged at most once: matching asks of a slot more
+ * than once (the words, the fusion with meaning, the page), and the fusion asks of every slot.
+ */
+export function slotFilter(
+  endpoints: readonly IndexedEndpoint[],
+  qualities: readonly QualityMetrics[],
+  f: DiscoveryFilters,
+): (slot: number) => boolean {
+  // 0: not judged yet, 1: passes, -1: does not.
+  const judged = new Int8Array(endpoints.length);
+  return (slot) => {
+    let verdict = judged[slot] as number;
+    if (verdict === 0) {
+      verdict = passesFilters(endpoints[slot] as IndexedEndpoint, qualities[slot] as QualityMetrics, f)
+        ? 1
+        : -1;
+      judged[slot] = verdict;
+    }
+    return verdict === 1;
+  };
+}
+
 /** True when the endpoint passes every filter. Tags match endpoint or provider tags, case-insensitively. */
 export function passesFilters(e: IndexedEndpoint, quality: QualityMetrics, f: DiscoveryFilters): boolean {
   if (f.category !== undefined && e.category !== f.category) return false;
