@@ -237,7 +237,59 @@ describe('an amount in one unit asked in another (nineteenth round)', () => {
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth and nineteenth rounds)', () => {
+describe('a text held and the language it is wanted in (twenty-first round)', () => {
+  it('is read as a translation; a currency, plain English, speech and documents are not', () => {
+    expectReadAs(
+      [
+        ["what does 'Wo ist der Bahnhof?' mean in English", 'what does mean in English translate'],
+        ["Put 'Your order has shipped' into polite Japanese", 'Put into polite Japanese translate'],
+        ["Polish version of: 'Your parcel is waiting'", 'Polish version of: translate'],
+        ["how do you say 'where is the pharmacy?' in portuguese", 'how do you say in portuguese translate'],
+        // Said already, or spoken: the quoted text is left out, nothing is added.
+        ["translate 'Wo ist der Bahnhof?' into English", 'translate into English'],
+        [
+          "read 'Guten Morgen' aloud in German with a female voice",
+          'read aloud in German with a female voice',
+        ],
+      ],
+      [
+        'How much is 2,500 euros in Japanese yen today?',
+        'what does cron */15 9-17 * * 1-5 mean in plain english',
+        'our user manual is a 12-page .docx - we need a Japanese version that keeps the layout',
+        'vectors for 500 product descriptions written in French and German',
+      ],
+    );
+  });
+});
+
+describe('items sorted into the classes a query lists (twenty-first round)', () => {
+  it('is read as a classification; a sort by a field, a route by a mode, or a query that says classify are not', () => {
+    expectReadAs(
+      [
+        [
+          'sort incoming support tickets into billing / bug / feature request',
+          'sort incoming support tickets into billing / bug / feature request text classification classify categories',
+        ],
+        [
+          "label short support tickets as 'urgent' or 'not urgent'",
+          'label short support tickets as or text classification classify categories',
+        ],
+        [
+          'tag support tickets as billing, bug or feature-request',
+          'tag support tickets as billing, bug or feature-request text classification classify categories',
+        ],
+      ],
+      [
+        'pharmacies near 40.7411,-73.9897 sorted by distance',
+        'public transport route from Gare du Nord to Orly airport by metro/RER/bus',
+        'classify this ticket as billing / bug / feature',
+        'route this e-mail to the billing team',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to twenty-first rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -296,6 +348,28 @@ describe('what step 0 spells out ranks first (eighteenth and nineteenth rounds)'
       ],
       query: '72 fahrenheit in celsius',
       first: 'metricly/convert',
+    },
+    {
+      spelled: 'a translation',
+      tag: 'textlanguage',
+      category: 'communication',
+      endpoints: [
+        ['voxly', 'speak', 'Say a text aloud in a natural voice.'],
+        ['lingofy', 'translate', 'Translate text between 100 languages.'],
+      ],
+      query: "how do I say 'your order has shipped' in japanese? it needs to sound polite",
+      first: 'lingofy/translate',
+    },
+    {
+      spelled: 'a classification',
+      tag: 'textclasses',
+      category: 'ai_ml',
+      endpoints: [
+        ['billwise', 'invoices', 'Billing: list invoices and refunds of a customer.'],
+        ['labelwise', 'classify', 'Classify a text into categories you define.'],
+      ],
+      query: 'sort incoming support tickets into billing / bug / feature request',
+      first: 'labelwise/classify',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

@@ -2,8 +2,10 @@
 // not the capability asked for (its kind is read: a value's, or a text the caller holds), and so is the topic
 // of the news asked for. A channel named as the verb ("text +44 …") asks to send, an amount of one token
 // asked against another ("USDC for 2 ETH") asks for a swap, a flight number (LH400) is of a flight, an
-// address held and coordinates named (or the reverse) ask for a geocoding, and "5 miles in km" for a unit
-// conversion: each is spelled out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
+// address held and coordinates named (or the reverse) ask for a geocoding, "5 miles in km" for a unit
+// conversion, a text held and a language named ("'Wo ist der Bahnhof?' in English") for a translation, and
+// items sorted into listed classes ("tickets into billing / bug / refund") for a classification: each is
+// spelled out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
 import { isQuotedValue, TOKEN_AMOUNT, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
 /**
@@ -193,18 +195,78 @@ function withUnitConversionRead(query: string): string {
   return UNIT_CONVERSION.test(query) ? `${query} convert units` : query;
 }
 
+/** Languages a text is asked in, as a query names them. */
+const LANGUAGE =
+  '(?:english|spanish|french|german|italian|portuguese|dutch|polish|swedish|danish|norwegian|finnish|' +
+  'czech|greek|turkish|russian|ukrainian|romanian|hungarian|arabic|hebrew|hindi|chinese|mandarin|' +
+  'cantonese|japanese|korean|vietnamese|thai|indonesian)';
+/**
+ * A language a text is asked in: "in (polite) Japanese", "into German", "to English", or "a Polish
+ * version"; not a currency named after a country ("in Japanese yen") nor "in plain English".
+ */
+const LANGUAGE_ASKED = new RegExp(
+  `\\b(?:in(?:to)?|to)\\s+(?:(?:polite|formal|informal|casual|simple|natural|business)\\s+)?${LANGUAGE}\\b(?!\\s+(?:yen|yuan|won|baht|rupees?|dong|rupiah|lira|francs?|krona|krone|dollars?|pesos?|reais|zloty|forint|rubles?|hryvnia))|\\b${LANGUAGE}\\s+(?:version|copy|wording)\\b`,
+  'iu',
+);
+/** Other jobs done in a language (speech, dubbing, subtitles, vectors, documents) or a translation already named. */
+const NOT_A_TEXT_TRANSLATION =
+  /\b(?:translat|locali[sz]|dub|subtit|caption|transcri|voice|audio|speech|speak|spoken|tts|aloud|podcast|video|recording|mp3|wav|embed|vector|pdf|docx?|pptx?|file)\w*/i;
+
+/**
+ * The query with a translation spelled out where it holds a text (quoted) and names the language it
+ * wants it in: "what does 'Wo ist der Bahnhof?' mean in English", "put 'Your order has shipped' into
+ * polite Japanese", "Polish version of: '…'" ask to translate, a word they do not write (twenty-first
+ * round). Read from the query as written, since its quoted text is left out of the query as asked.
+ */
+function withTranslationRead(asked: string, written: string): string {
+  if (!LANGUAGE_ASKED.test(written) || NOT_A_TEXT_TRANSLATION.test(written)) return asked;
+  return quotedValueKinds(written).includes('text') ? `${asked} translate` : asked;
+}
+
+/**
+ * Items sorted into classes the query lists: a verb of sorting ("sort", "classify", "route", "tag",
+ * "label", "triage", "bucket", "categorise") and, after "into" or "as", two or more classes apart by "/",
+ * "," or "or" ("into billing / bug / feature request", "as positive/negative/neutral", "as 'urgent' or
+ * 'not urgent'").
+ */
+const CLASS =
+  "(?:['\"‘“]?[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*(?:\\s+[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*){0,3}['\"’”]?)";
+const SORTED_INTO_CLASSES = new RegExp(
+  `\\b(?:sort|classif|categori[sz]|bucket|triage|route|routing|tag|label)\\w*\\b[^.?!]*?\\b(?:into|as)\\s+${CLASS}(?:\\s*(?:/|,|\\bor\\b)\\s*${CLASS})+`,
+  'iu',
+);
+
+/**
+ * The query with a classification spelled out where it asks for items sorted into classes it names
+ * ("sort support tickets into billing / bug / feature request"): its words (support, billing, refund)
+ * are the items' and the classes', and match help desks and payments before a classifier (twenty-first
+ * round). Read from the query as written: classes may be quoted.
+ */
+function withClassificationRead(asked: string, written: string): string {
+  if (/\bclassif/i.test(written)) return asked;
+  return SORTED_INTO_CLASSES.test(written) ? `${asked} text classification classify categories` : asked;
+}
+
+/**
+ * What step 0 spells out, in this order: each reading is given the query as read so far and as written
+ * (a reading that looks at quoted text or at values reads the query as written).
+ */
+const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
+  withChannelVerbsRead,
+  withSwapRead,
+  withFlightNumberRead,
+  withGeocodingRead,
+  withUnitConversionRead,
+  withTranslationRead,
+  withClassificationRead,
+];
+
 /**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
- * news topic, with a channel verb's request, a swap, a flight number, a geocoding and a unit conversion
- * spelled out.
+ * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion, a
+ * translation and a classification spelled out.
  */
 export function queryAsRead(query: string): string {
-  return withUnitConversionRead(
-    withGeocodingRead(
-      withFlightNumberRead(
-        withSwapRead(withChannelVerbsRead(withNewsTopicLeftOut(withoutQuotedText(query)))),
-      ),
-      query,
-    ),
-  );
+  const asked = withNewsTopicLeftOut(withoutQuotedText(query));
+  return SPELLED_OUT.reduce((read, spellOut) => spellOut(read, query), asked);
 }
