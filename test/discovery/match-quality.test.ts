@@ -289,6 +289,28 @@ describe('items sorted into the classes a query lists (twenty-first round)', () 
   });
 });
 
+describe('a text held and asked to sound another way (twenty-first round)', () => {
+  it('is read as a rewrite; a query that says rewrite, or asks for a voice, is not', () => {
+    expectReadAs(
+      [
+        [
+          "make this sound more professional before I send it to my boss: 'hey cant make it tmrw'",
+          'make this sound more professional before I send it to my boss: rewrite text',
+        ],
+        [
+          "make this msg to my landlord sound less angry: 'the heater is broken'",
+          'make this msg to my landlord sound less angry: rewrite text',
+        ],
+      ],
+      [
+        'make the intro music sound warmer',
+        'make my voice sound deeper in this recording',
+        'fine-tune a model so it answers in our tone of voice',
+      ],
+    );
+  });
+});
+
 describe('what step 0 spells out ranks first (eighteenth to twenty-first rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
@@ -370,6 +392,17 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-first rounds)
       ],
       query: 'sort incoming support tickets into billing / bug / feature request',
       first: 'labelwise/classify',
+    },
+    {
+      spelled: 'a rewrite',
+      tag: 'texttone',
+      category: 'ai_ml',
+      endpoints: [
+        ['mailwise', 'send', 'Send an e-mail to your boss, a client or a landlord.'],
+        ['restyle', 'rewrite', 'Rewrite a text in another tone.'],
+      ],
+      query: "make this sound more professional before I send it to my boss: 'hey cant make it tmrw'",
+      first: 'restyle/rewrite',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

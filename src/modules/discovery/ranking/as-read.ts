@@ -3,9 +3,10 @@
 // of the news asked for. A channel named as the verb ("text +44 …") asks to send, an amount of one token
 // asked against another ("USDC for 2 ETH") asks for a swap, a flight number (LH400) is of a flight, an
 // address held and coordinates named (or the reverse) ask for a geocoding, "5 miles in km" for a unit
-// conversion, a text held and a language named ("'Wo ist der Bahnhof?' in English") for a translation, and
-// items sorted into listed classes ("tickets into billing / bug / refund") for a classification: each is
-// spelled out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
+// conversion, a text held and a language named ("'Wo ist der Bahnhof?' in English") for a translation,
+// items sorted into listed classes ("tickets into billing / bug / refund") for a classification, and a text
+// asked to sound another way for a rewrite: each is spelled out. What is left is matched, encoded and
+// judged (docs/discovery.md, "Ranking").
 import { isQuotedValue, TOKEN_AMOUNT, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
 /**
@@ -247,6 +248,25 @@ function withClassificationRead(asked: string, written: string): string {
   return SORTED_INTO_CLASSES.test(written) ? `${asked} text classification classify categories` : asked;
 }
 
+/** A text asked to sound another way: "make this sound more professional", "make it sound less angry". */
+const TONE_ASKED = /\bmake\b[^.?!:;]*?\bsound\s+(?:more\s+|less\s+|a\s+bit\s+|a\s+little\s+)?\p{L}{3,}/iu;
+
+/**
+ * The query with a rewrite spelled out where it holds a text (quoted) and asks that it sound another way
+ * ("make this sound more professional before I send it to my boss: 'hey cant make it tmrw'"): a rewrite,
+ * a word it does not write, while "sound" matches audio and its other words (boss, landlord, status page)
+ * match e-mail and messaging (twenty-first round). Not where the query already says rewrite or asks for
+ * speech or audio.
+ */
+function withRewriteRead(asked: string, written: string): string {
+  if (
+    !TONE_ASKED.test(written) ||
+    /\b(?:rewrit|rephras|reword|voice|audio|speech|song|music|mp3)/i.test(written)
+  )
+    return asked;
+  return quotedValueKinds(written).includes('text') ? `${asked} rewrite text` : asked;
+}
+
 /**
  * What step 0 spells out, in this order: each reading is given the query as read so far and as written
  * (a reading that looks at quoted text or at values reads the query as written).
@@ -259,12 +279,13 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
   withUnitConversionRead,
   withTranslationRead,
   withClassificationRead,
+  withRewriteRead,
 ];
 
 /**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
  * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion, a
- * translation and a classification spelled out.
+ * translation, a classification and a rewrite spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));
