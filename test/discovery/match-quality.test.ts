@@ -311,6 +311,29 @@ describe('a text held and asked to sound another way (twenty-first round)', () =
   });
 });
 
+describe('a ticker asked its price and nothing else (twenty-first round)', () => {
+  it('is read as a stock quote; a coin, a lower-case word, or a ticker with another need is not', () => {
+    expectReadAs(
+      [
+        ['AAPL last price', 'AAPL last price stock quote'],
+        ['NVDA share price rn', 'NVDA share price rn stock quote'],
+        ['tsla share price', 'tsla share price stock quote'],
+        ['$TSLA quote?', '$TSLA quote? stock quote'],
+      ],
+      [
+        'ETH price',
+        'btc price now',
+        'price of $PEPE',
+        'gas price now',
+        'rice price',
+        'list every officer/director sale of TSLA stock in the last 90 days',
+        'NVDA options chain',
+        'daily AAPL prices from 2019 through 2023',
+      ],
+    );
+  });
+});
+
 describe('what step 0 spells out ranks first (eighteenth to twenty-first rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
@@ -403,6 +426,17 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-first rounds)
       ],
       query: "make this sound more professional before I send it to my boss: 'hey cant make it tmrw'",
       first: 'restyle/rewrite',
+    },
+    {
+      spelled: 'a stock quote',
+      tag: 'stockquote',
+      category: 'data_intelligence',
+      endpoints: [
+        ['coinly', 'price', 'Live price of a coin or token in USD, with the 24h change.'],
+        ['equitix', 'quote', 'Real-time stock quote: last trade, bid and ask for a US equity.'],
+      ],
+      query: 'AAPL price now',
+      first: 'equitix/quote',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

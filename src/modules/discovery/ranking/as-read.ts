@@ -4,9 +4,9 @@
 // asked against another ("USDC for 2 ETH") asks for a swap, a flight number (LH400) is of a flight, an
 // address held and coordinates named (or the reverse) ask for a geocoding, "5 miles in km" for a unit
 // conversion, a text held and a language named ("'Wo ist der Bahnhof?' in English") for a translation,
-// items sorted into listed classes ("tickets into billing / bug / refund") for a classification, and a text
-// asked to sound another way for a rewrite: each is spelled out. What is left is matched, encoded and
-// judged (docs/discovery.md, "Ranking").
+// items sorted into listed classes ("tickets into billing / bug / refund") for a classification, a text
+// asked to sound another way for a rewrite, and a ticker asked its price for a stock quote: each is spelled
+// out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
 import { isQuotedValue, TOKEN_AMOUNT, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
 /**
@@ -267,6 +267,38 @@ function withRewriteRead(asked: string, written: string): string {
   return quotedValueKinds(written).includes('text') ? `${asked} rewrite text` : asked;
 }
 
+/** Coins and tokens a query names by their ticker, besides `TOKEN_CODES`: their price is not a stock's. */
+const COIN_TICKERS = new Set(
+  `${TOKEN_CODES}|doge|shib|pepe|xrp|ada|dot|link|ltc|trx|ton|near|apt|sui|uni|aave|mkr|arb|op|atom|xlm|bch|etc|fil|icp|inj|jup|wif|bonk|gas|gwei|sats`.split(
+    '|',
+  ),
+);
+/**
+ * A ticker asked its price and nothing else: "AAPL price now", "NVDA last price rn", "$TSLA quote",
+ * "tsla share price": the symbol (one to five letters, `BRK.B`), words of a share or a price, and words of
+ * the time.
+ */
+const TICKER_PRICE =
+  /^\W*(?:(?:what(?:'|’| i)?s|whats|get|show|check)\s+(?:the\s+)?)?\$?([A-Za-z]{1,5}(?:\.[A-Za-z])?)((?:\s+(?:stock|share|shares|equity|last|live|current|latest|spot))*)\s+(?:price|px|quote|trading\s+at|bid\s*\/\s*ask)[\s?.!,]*(?:(?:right\s+)?now|rn|today|pls|please|atm|currently|live)?[\s?.!]*$/iu;
+
+/**
+ * The query with a stock quote spelled out where it asks a ticker's price and nothing else (twenty-first
+ * round): the price words are a coin's price endpoint's as much as a stock quote's, and the ticker is in
+ * neither's text, so "AAPL last price" was answered by crypto prices. The symbol is read as a stock's when
+ * it is in capitals or the query says stock or share, and it is not a coin's (`COIN_TICKERS`). A ticker
+ * with another need ("insider sales of TSLA", "NVDA options chain") is not read: the seventeenth round's
+ * broader rule gave those to the quote.
+ */
+function withStockQuoteRead(asked: string, written: string): string {
+  const m = TICKER_PRICE.exec(written);
+  if (!m) return asked;
+  const symbol = m[1] as string;
+  const saysShare = /\b(?:stock|shares?|equity)\b/i.test(m[2] as string);
+  if (COIN_TICKERS.has(symbol.toLowerCase().replace(/\..*/, ''))) return asked;
+  if (!saysShare && (symbol !== symbol.toUpperCase() || symbol.length < 2)) return asked;
+  return `${asked} stock quote`;
+}
+
 /**
  * What step 0 spells out, in this order: each reading is given the query as read so far and as written
  * (a reading that looks at quoted text or at values reads the query as written).
@@ -280,12 +312,13 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
   withTranslationRead,
   withClassificationRead,
   withRewriteRead,
+  withStockQuoteRead,
 ];
 
 /**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
  * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion, a
- * translation, a classification and a rewrite spelled out.
+ * translation, a classification, a rewrite and a stock quote spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));
