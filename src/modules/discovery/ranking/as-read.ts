@@ -228,12 +228,13 @@ function withTranslationRead(asked: string, written: string): string {
  * Items sorted into classes the query lists: a verb of sorting ("sort", "classify", "route", "tag",
  * "label", "triage", "bucket", "categorise") and, after "into" or "as", two or more classes apart by "/",
  * "," or "or" ("into billing / bug / feature request", "as positive/negative/neutral", "as 'urgent' or
- * 'not urgent'").
+ * 'not urgent'"). The verb stands at most 120 characters before "into" or "as", which bounds the search on
+ * a long query.
  */
 const CLASS =
   "(?:['\"‘“]?[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*(?:\\s+[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*){0,3}['\"’”]?)";
 const SORTED_INTO_CLASSES = new RegExp(
-  `\\b(?:sort|classif|categori[sz]|bucket|triage|route|routing|tag|label)\\w*\\b[^.?!]*?\\b(?:into|as)\\s+${CLASS}(?:\\s*(?:/|,|\\bor\\b)\\s*${CLASS})+`,
+  `\\b(?:sort|classif|categori[sz]|bucket|triage|route|routing|tag|label)\\w*\\b[^.?!]{0,120}?\\b(?:into|as)\\s+${CLASS}(?:\\s*(?:/|,|\\bor\\b)\\s*${CLASS})+`,
   'iu',
 );
 
@@ -248,8 +249,12 @@ function withClassificationRead(asked: string, written: string): string {
   return SORTED_INTO_CLASSES.test(written) ? `${asked} text classification classify categories` : asked;
 }
 
-/** A text asked to sound another way: "make this sound more professional", "make it sound less angry". */
-const TONE_ASKED = /\bmake\b[^.?!:;]*?\bsound\s+(?:more\s+|less\s+|a\s+bit\s+|a\s+little\s+)?\p{L}{3,}/iu;
+/**
+ * A text asked to sound another way: "make this sound more professional", "make it sound less angry"
+ * ("make" at most 80 characters before "sound", which bounds the search on a long query).
+ */
+const TONE_ASKED =
+  /\bmake\b[^.?!:;]{0,80}?\bsound\s+(?:more\s+|less\s+|a\s+bit\s+|a\s+little\s+)?\p{L}{3,}/iu;
 
 /**
  * The query with a rewrite spelled out where it holds a text (quoted) and asks that it sound another way
