@@ -323,7 +323,8 @@ describe('a ticker asked its price and nothing else (twenty-first round)', () =>
       [
         'ETH price',
         'btc price now',
-        'price of $PEPE',
+        'PEPE price now',
+        'SOL last price',
         'gas price now',
         'rice price',
         'list every officer/director sale of TSLA stock in the last 90 days',
