@@ -335,7 +335,33 @@ describe('a ticker asked its price and nothing else (twenty-first round)', () =>
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to twenty-first rounds)', () => {
+describe('a value that says what it is, and little else (twenty-second round)', () => {
+  it('is read as its kind; an invalid check digit, the kind named, or an ask in more words are not', () => {
+    expectReadAs(
+      [
+        ['1HGCM82633A004352', '1HGCM82633A004352 vin decode vehicle'],
+        ['wheres my parcel 1Z999AA10123456784', 'wheres my parcel 1Z999AA10123456784 ups track package'],
+        ['DE89370400440532013000', 'DE89370400440532013000 iban'],
+        ['DE89 3704 0044 0532 0130 00 which bank?', 'DE89 3704 0044 0532 0130 00 which bank? iban'],
+        ['5449000000996', '5449000000996 barcode product ean'],
+        ['30 2 * * 0 next 5 runs', '30 2 * * 0 next 5 runs cron expression schedule'],
+      ],
+      [
+        'decode vin 1HGCM82633A004352',
+        'track UPS package 1Z999AA10123456784',
+        'DE89370400440532013001',
+        'validate IBAN DE89370400440532013000',
+        '5449000000997',
+        'aws bill per service for march 2024, acct 123456789012',
+        'what does the cron line 30 2 * * 0 actually mean',
+        '30 2 5 7 1',
+        'Send our order_shipped WhatsApp template to +34 612 345 678 with tracking 1Z999AA10123456784',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to twenty-second rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -438,6 +464,17 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-first rounds)
       ],
       query: 'AAPL price now',
       first: 'equitix/quote',
+    },
+    {
+      spelled: 'a VIN',
+      tag: 'selfnamed',
+      category: 'data_intelligence',
+      endpoints: [
+        ['hashsmith', 'checksum', 'Checksum of a string: CRC32, MD5 or SHA-256 of the input.'],
+        ['autodex', 'decode', 'Decode a VIN: make, model, year and engine of the vehicle.'],
+      ],
+      query: '1HGCM82633A004352',
+      first: 'autodex/decode',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

@@ -7,6 +7,7 @@
 // items sorted into listed classes ("tickets into billing / bug / refund") for a classification, a text
 // asked to sound another way for a rewrite, and a ticker asked its price for a stock quote: each is spelled
 // out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
+import { contentWords } from './text.js';
 import { isQuotedValue, TOKEN_AMOUNT, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
 /**
@@ -304,6 +305,85 @@ function withStockQuoteRead(asked: string, written: string): string {
   return `${asked} stock quote`;
 }
 
+/** IBAN: the mod-97 check of ISO 13616 (the country and check digits moved to the end, letters as 10–35). */
+function isIban(value: string): boolean {
+  const moved = value.slice(4) + value.slice(0, 4);
+  let rest = 0;
+  for (const ch of moved) {
+    const code = /\d/.test(ch) ? ch : String(ch.charCodeAt(0) - 55);
+    for (const digit of code) rest = (rest * 10 + Number(digit)) % 97;
+  }
+  return rest === 1;
+}
+/** A GTIN's check digit (EAN-8, UPC-A, EAN-13): weights 3 and 1 from the right, the sum a multiple of ten. */
+function hasGtinCheckDigit(value: string): boolean {
+  let sum = 0;
+  for (let i = value.length - 1, weight = 1; i >= 0; i--, weight = 4 - weight)
+    sum += Number(value[i]) * weight;
+  return sum % 10 === 0;
+}
+
+/**
+ * Values whose form alone says what they are, the words that name their kind, and what such a value asks
+ * for when the query says little else: a vehicle identification number (seventeen letters and digits, no
+ * I, O or Q, ending in digits), a UPS tracking number (1Z…), an IBAN (its check digits valid, grouped by
+ * four or not), a barcode (EAN-8, UPC-A, EAN-13, its check digit valid), a cron line (five fields).
+ */
+const SELF_NAMED_VALUES: ReadonlyArray<{
+  form: RegExp;
+  valid?: (value: string) => boolean;
+  named: RegExp;
+  asks: string;
+}> = [
+  {
+    form: /(?<![\p{L}\p{N}])(?=[A-HJ-NPR-Z0-9]*[A-Z])[A-HJ-NPR-Z0-9]{13}\d{4}(?![\p{L}\p{N}])/iu,
+    named: /\b(?:vin|vehicle|car)\b/i,
+    asks: 'vin decode vehicle',
+  },
+  {
+    form: /(?<![\p{L}\p{N}])1Z[0-9A-Z]{16}(?![\p{L}\p{N}])/iu,
+    named: /\b(?:ups|track\w*)\b/i,
+    asks: 'ups track package',
+  },
+  {
+    form: /(?<![\p{L}\p{N}])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?(?![\p{L}\p{N}])/u,
+    valid: (value) => isIban(value.replace(/\s/g, '')),
+    named: /\biban\b/i,
+    asks: 'iban',
+  },
+  {
+    form: /(?<![\p{L}\p{N}.,+-])(?:\d{8}|\d{12,13})(?![\p{L}\p{N}]|[.,]\d)/u,
+    valid: hasGtinCheckDigit,
+    named: /\b(?:ean\w*|upc|gtin|isbn|barcode)\b/i,
+    asks: 'barcode product ean',
+  },
+  {
+    form: /(?<![^\s])(?:[\d*][\d*/,-]*\s+){4}[\d*][\d*/,-]*(?![^\s?.!])/u,
+    valid: (value) => value.includes('*'),
+    named: /\bcron/i,
+    asks: 'cron expression schedule',
+  },
+];
+/** At most this many words beside the value: more, and they say what is asked of it. */
+const SELF_NAMED_MAX_WORDS = 3;
+
+/**
+ * The query with a value's kind spelled out where the value says what it is and the query says little
+ * else: "1HGCM82633A004352" asks to decode a VIN, "wheres my parcel 1Z999AA10123456784" to track a UPS
+ * parcel, "30 2 * * 0 next 5 runs" of a cron expression; their words match nothing, or the wrong
+ * thing (twenty-second round). Not where the query names the kind, nor where it says more than a few
+ * words beside the value: those words say what is asked of it.
+ */
+function withSelfNamedValueRead(asked: string, written: string): string {
+  for (const { form, valid, named, asks } of SELF_NAMED_VALUES) {
+    const m = form.exec(written);
+    if (!m || (valid && !valid(m[0])) || named.test(written)) continue;
+    const beside = contentWords(written.replace(m[0], ' '));
+    if (beside.length <= SELF_NAMED_MAX_WORDS) return `${asked} ${asks}`;
+  }
+  return asked;
+}
+
 /**
  * What step 0 spells out, in this order: each reading is given the query as read so far and as written
  * (a reading that looks at quoted text or at values reads the query as written).
@@ -318,6 +398,7 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
   withClassificationRead,
   withRewriteRead,
   withStockQuoteRead,
+  withSelfNamedValueRead,
 ];
 
 /**
