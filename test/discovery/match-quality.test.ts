@@ -319,12 +319,13 @@ describe('a ticker asked its price and nothing else (twenty-first round)', () =>
         ['NVDA share price rn', 'NVDA share price rn stock quote'],
         ['tsla share price', 'tsla share price stock quote'],
         ['$TSLA quote?', '$TSLA quote? stock quote'],
+        // A coin's ticker is read as a coin's price (below), not as a stock's.
+        ['ETH price', 'ETH price crypto coin price'],
+        ['btc price now', 'btc price now crypto coin price'],
+        ['PEPE price now', 'PEPE price now crypto coin price'],
+        ['SOL last price', 'SOL last price crypto coin price'],
       ],
       [
-        'ETH price',
-        'btc price now',
-        'PEPE price now',
-        'SOL last price',
         'gas price now',
         'rice price',
         'list every officer/director sale of TSLA stock in the last 90 days',
@@ -356,6 +357,78 @@ describe('a value that says what it is, and little else (twenty-second round)', 
         'what does the cron line 30 2 * * 0 actually mean',
         '30 2 5 7 1',
         'Send our order_shipped WhatsApp template to +34 612 345 678 with tracking 1Z999AA10123456784',
+      ],
+    );
+  });
+});
+
+describe('a short link held (twenty-second round)', () => {
+  it('is read as a link to expand; a link shortened, expanded in those words, or counted is not', () => {
+    expectReadAs(
+      [
+        [
+          'where does bit.ly/3xYz actually go',
+          'where does bit.ly/3xYz actually go expand short url redirect',
+        ],
+        [
+          "Where does 'https://bit.ly/3xYzAbC' lead? before anyone clicks it",
+          'Where does lead? before anyone clicks it expand short url redirect',
+        ],
+      ],
+      [
+        'shorten https://example.com/a/very/long/path',
+        'expand bit.ly/3xYz',
+        'how many clicks did bit.ly/3xYz get last week',
+        'where does https://example.com/r/42 redirect',
+        'orbit.ly/3xYz pricing',
+      ],
+    );
+  });
+});
+
+describe('a clock time asked in another place (twenty-second round)', () => {
+  it('is read as a time zone conversion; the time now, a schedule, or a query that says convert is not', () => {
+    expectReadAs(
+      [
+        [
+          '3pm in New York is what time in Tokyo?',
+          '3pm in New York is what time in Tokyo? time zone convert',
+        ],
+        [
+          'Standup is at 9:30 in London. What time is that in Seoul?',
+          'Standup is at 9:30 in London. What time is that in Seoul? time zone convert',
+        ],
+        ['9am new york = what time in tokyo', '9am new york = what time in tokyo time zone convert'],
+      ],
+      [
+        'what time is it in Tokyo right now',
+        'convert 3pm New York time to Tokyo time',
+        'remind me tomorrow at 9am about the dentist',
+        'what time zone is 48.85, 2.35 in',
+        'what time does the 3pm train from Leeds arrive?',
+      ],
+    );
+  });
+});
+
+describe('a coin asked its price and nothing else (twenty-second round)', () => {
+  it('is read as a coin price; gas, a balance, a date or another word is not', () => {
+    expectReadAs(
+      [
+        ['eth price usd', 'eth price usd crypto coin price'],
+        ['price of SOL in EUR', 'price of SOL in EUR crypto coin price'],
+        ['BTC ETH SOL spot px in usd', 'BTC ETH SOL spot px in usd crypto coin price'],
+        [
+          "What's bitcoin worth in euros right now?",
+          "What's bitcoin worth in euros right now? crypto coin price",
+        ],
+      ],
+      [
+        'eth gas price now',
+        'SOL balance of 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU',
+        'ETH price on 2021-11-10',
+        'sol usd price, cheapest source pls',
+        'rice price in usd',
       ],
     );
   });
@@ -475,6 +548,39 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-second rounds
       ],
       query: '1HGCM82633A004352',
       first: 'autodex/decode',
+    },
+    {
+      spelled: 'a short link',
+      tag: 'shortlink',
+      category: 'utility',
+      endpoints: [
+        ['pagegrab', 'scrape', 'Scrape a web page: the text and links of any URL.'],
+        ['linkpeek', 'unshorten', 'Expand a short URL: follow its redirects to the final destination.'],
+      ],
+      query: 'where does bit.ly/3xYz actually go',
+      first: 'linkpeek/unshorten',
+    },
+    {
+      spelled: 'a time zone conversion',
+      tag: 'tzconvert',
+      category: 'utility',
+      endpoints: [
+        ['clockly', 'now', 'Current local time in a city or time zone.'],
+        ['zoneshift', 'convert', 'Convert a date and time from one time zone to another.'],
+      ],
+      query: 'if it is 3pm in New York, what time is it in Tokyo?',
+      first: 'zoneshift/convert',
+    },
+    {
+      spelled: 'a coin price',
+      tag: 'coinprice',
+      category: 'blockchain',
+      endpoints: [
+        ['solview', 'balance', 'SOL balance of a Solana wallet, priced in USD or EUR.'],
+        ['coinspot', 'spot', 'Spot price of a crypto coin by symbol (BTC, ETH) in USD or EUR.'],
+      ],
+      query: 'SOL price in EUR',
+      first: 'coinspot/spot',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

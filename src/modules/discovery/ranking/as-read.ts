@@ -5,8 +5,10 @@
 // address held and coordinates named (or the reverse) ask for a geocoding, "5 miles in km" for a unit
 // conversion, a text held and a language named ("'Wo ist der Bahnhof?' in English") for a translation,
 // items sorted into listed classes ("tickets into billing / bug / refund") for a classification, a text
-// asked to sound another way for a rewrite, and a ticker asked its price for a stock quote: each is spelled
-// out. What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
+// asked to sound another way for a rewrite, a ticker asked its price for a stock quote, a value that says
+// what it is (a VIN, an IBAN, 1Z…) for its kind's task, a short link for its expansion, a clock time asked
+// elsewhere for a time zone conversion, and a coin asked its price for a coin price: each is spelled out.
+// What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
 import { contentWords } from './text.js';
 import { isQuotedValue, TOKEN_AMOUNT, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
 
@@ -384,6 +386,81 @@ function withSelfNamedValueRead(asked: string, written: string): string {
   return asked;
 }
 
+/** A link on a shortener's host (bit.ly/3xYz, https://t.co/…): a redirect to a page the link does not show. */
+const SHORT_LINK =
+  /(?<![\p{L}\p{N}.-])(?:https?:\/\/)?(?:bit\.ly|t\.co|tinyurl\.com|goo\.gl|ow\.ly|is\.gd|buff\.ly|rebrand\.ly|cutt\.ly|shorturl\.at|tiny\.cc|rb\.gy|lnkd\.in|t\.ly)\/[\p{L}\p{N}]/iu;
+
+/**
+ * The query with a link's expansion spelled out where it holds a short link ("where does bit.ly/3xYz
+ * actually lead?"): its words (lead, go, click) match nothing of a link expander, and a page's URL
+ * matches scrapers and screenshots (twenty-second round). Not where the query shortens a link, expands
+ * it in those words, or asks how many clicks it had.
+ */
+function withShortLinkRead(asked: string, written: string): string {
+  if (
+    !SHORT_LINK.test(written) ||
+    /\b(?:shorten|unshorten\w*|expand\w*|how many clicks|analytics|stats)\b/i.test(written)
+  )
+    return asked;
+  return `${asked} expand short url redirect`;
+}
+
+/** A clock time: 3pm, 9:30am, 10:00, 9 a.m. */
+const CLOCK_TIME =
+  /(?<![\p{L}\p{N}:.])(?:\d{1,2}(?::[0-5]\d)?\s?(?:am|pm|a\.m\.|p\.m\.)|(?:[01]?\d|2[0-3]):[0-5]\d)(?![\p{L}\p{N}])/iu;
+/**
+ * A time asked elsewhere: "what time is it in Tokyo", "what time is that for me", "is what time in", "what's
+ * that in India", "= ? tokyo"; not "what time does the 3pm train arrive".
+ */
+const TIME_ASKED_ELSEWHERE =
+  /\bwhat\s+time\s+(?:is\s+(?:(?:it|that|this)\b|\d)|in\b)|\bis\s+what\s+time\b|\bwhat(?:'|’| i)?s\s+that\s+(?:in|for)\b|=\s*(?:\?|what)/iu;
+
+/**
+ * The query with a time zone conversion spelled out where it holds a clock time and asks what time that
+ * is elsewhere ("3pm in New York is what time in Tokyo?"): its words are places and times, which match
+ * the current time in a zone and scheduling before a conversion (twenty-second round). Not where it
+ * already says convert or time zone.
+ */
+function withTimeZoneConversionRead(asked: string, written: string): string {
+  if (!TIME_ASKED_ELSEWHERE.test(written) || /\b(?:conver\w*|time\s?zones?)\b/i.test(written)) return asked;
+  return CLOCK_TIME.test(written) ? `${asked} time zone convert` : asked;
+}
+
+/** Coins by name, besides their tickers (`COIN_TICKERS`). */
+const COIN_NAMES =
+  'bitcoin|ethereum|ether|solana|dogecoin|cardano|polkadot|litecoin|tron|ripple|chainlink|avalanche|polygon';
+/** Words a coin's price is asked in besides the coins: the price, the currency it is wanted in, the time. */
+const COIN_PRICE_WORDS = new Set(
+  `price|prices|px|spot|quote|rate|value|worth|in|of|and|the|what|whats|what's|is|are|current|currently|live|latest|last|now|rn|today|right|pls|please|usd|eur|gbp|jpy|inr|chf|cad|aud|dollars|dollar|euro|euros|rupees|pounds|us|${COIN_NAMES}`.split(
+    '|',
+  ),
+);
+const COIN_PRICE_ASKED = /\b(?:price|prices|px|spot|quote|worth)\b/i;
+
+/**
+ * The query with a coin's price spelled out where it asks one or a few coins' price and nothing else
+ * ("eth price usd", "SOL price in EUR", "BTC ETH SOL spot px in usd"): "price" is the gas price's word as
+ * much as a coin's, and the ticker (SOL) the chain's balances' too, so gas and balance endpoints came
+ * before a price by symbol (twenty-second round). Every word is a coin, a price, a currency or a time;
+ * a query with another word (gas, fee, balance, a date, a contract) is not read.
+ */
+function withCoinPriceRead(asked: string, written: string): string {
+  if (!COIN_PRICE_ASKED.test(written)) return asked;
+  const tokens = written
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}'$]+/u)
+    .filter(Boolean);
+  if (tokens.length > 10) return asked;
+  let coins = 0;
+  for (const token of tokens) {
+    const bare = token.replace(/^\$/, '');
+    if (COIN_TICKERS.has(bare) && bare !== 'gas' && bare !== 'gwei' && bare !== 'sats') coins++;
+    else if (!COIN_PRICE_WORDS.has(bare)) return asked;
+    else if (COIN_NAMES.split('|').includes(bare)) coins++;
+  }
+  return coins > 0 ? `${asked} crypto coin price` : asked;
+}
+
 /**
  * What step 0 spells out, in this order: each reading is given the query as read so far and as written
  * (a reading that looks at quoted text or at values reads the query as written).
@@ -399,12 +476,16 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
   withRewriteRead,
   withStockQuoteRead,
   withSelfNamedValueRead,
+  withShortLinkRead,
+  withTimeZoneConversionRead,
+  withCoinPriceRead,
 ];
 
 /**
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
  * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion, a
- * translation, a classification, a rewrite and a stock quote spelled out.
+ * translation, a classification, a rewrite, a stock quote, a value's kind, a link's expansion, a time zone
+ * conversion and a coin price spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));
