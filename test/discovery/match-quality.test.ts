@@ -434,6 +434,28 @@ describe('a coin asked its price and nothing else (twenty-second round)', () => 
   });
 });
 
+describe('a 0x address asked what it holds (twenty-second round)', () => {
+  it('is read as a wallet balance; NFTs, transactions, a price, a position, a send or a deploy are not', () => {
+    const a = '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045';
+    expectReadAs(
+      [
+        [`how much ETH does ${a} hold`, `how much ETH does ${a} hold wallet balance`],
+        [`eth bal ${a}`, `eth bal ${a} wallet balance`],
+      ],
+      [
+        `which NFTs does ${a} own`,
+        `show last 20 txs of ${a}`,
+        `send 0.1 ETH to ${a}`,
+        `deploy an erc20 with 1,000,000 supply minted to ${a}`,
+        `what does wallet ${a} hold`,
+        `is ${a} a binance hot wallet?`,
+        `price of ${a} on ethereum`,
+        `aave v3 health factor for ${a}: how close am I to liquidation at what ETH price?`,
+      ],
+    );
+  });
+});
+
 describe('what step 0 spells out ranks first (eighteenth to twenty-second rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
@@ -581,6 +603,17 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-second rounds
       ],
       query: 'SOL price in EUR',
       first: 'coinspot/spot',
+    },
+    {
+      spelled: 'a wallet balance',
+      tag: 'walletbalance',
+      category: 'blockchain',
+      endpoints: [
+        ['gasmeter', 'eth', 'ETH gas price now: base fee and priority fee in gwei.'],
+        ['walletview', 'balance', 'Wallet balance: native and token balances of an address.'],
+      ],
+      query: 'how much ETH does 0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045 hold',
+      first: 'walletview/balance',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

@@ -461,6 +461,27 @@ function withCoinPriceRead(asked: string, written: string): string {
   return coins > 0 ? `${asked} crypto coin price` : asked;
 }
 
+/** An EVM account held (0x and forty hex digits, as a token of its own). */
+const EVM_ADDRESS = /(?<![\p{L}\p{N}])0x[0-9a-f]{40}(?![\p{L}\p{N}])/iu;
+/** What an account holds asked: "how much ETH does 0x… hold", "ETH balance of 0x…", "what tokens are in 0x…". */
+const HOLDINGS_ASKED =
+  /\b(?:hold|holds|holding|holdings|held|balances?|bal|sitting\s+in|(?:is|are)\s+in|erc-?20s?|portfolio|net\s+worth)\b/iu;
+/** Other asks of an address, whose endpoints take it too: NFTs, transactions, DeFi positions, a send, a deploy, a price. */
+const NOT_HOLDINGS =
+  /\b(?:nfts?|floor|collection|txs?|transactions?|transfers?|send|pay|deploy|mint\w*|wallet|abi|source|upgradeable|proxy|approvals?|aave|liquidat\w*|health|borrow\w*|loans?|positions?|stak\w*|price|prices|px)\b/i;
+
+/**
+ * The query with a wallet's balance spelled out where it holds a 0x address and asks what the address
+ * holds ("how much ETH does 0x… hold", "eth bal 0x…", "what erc20s does 0x… hold on Base"; twenty-second
+ * round): words it seldom writes, while "ETH" and "tokens" match the gas price, the coin's price and
+ * token data first. Not where the query asks the address for anything else (`NOT_HOLDINGS`) or already
+ * says wallet.
+ */
+function withAddressHoldingsRead(asked: string, written: string): string {
+  if (!EVM_ADDRESS.test(written) || !HOLDINGS_ASKED.test(written) || NOT_HOLDINGS.test(written)) return asked;
+  return `${asked} wallet balance`;
+}
+
 /**
  * What step 0 spells out, in this order: each reading is given the query as read so far and as written
  * (a reading that looks at quoted text or at values reads the query as written).
@@ -479,6 +500,7 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
   withShortLinkRead,
   withTimeZoneConversionRead,
   withCoinPriceRead,
+  withAddressHoldingsRead,
 ];
 
 /**
