@@ -7,7 +7,8 @@
 // items sorted into listed classes ("tickets into billing / bug / refund") for a classification, a text
 // asked to sound another way for a rewrite, a ticker asked its price for a stock quote, a value that says
 // what it is (a VIN, an IBAN, 1Z…) for its kind's task, a short link for its expansion, a clock time asked
-// elsewhere for a time zone conversion, and a coin asked its price for a coin price: each is spelled out.
+// elsewhere for a time zone conversion, a coin asked its price for a coin price, and a 0x address asked
+// what it holds for a wallet balance: each is spelled out.
 // What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
 import { contentWords } from './text.js';
 import { isQuotedValue, TOKEN_AMOUNT, TOKEN_CODES, type ValueKind, valueKindsOf } from './value-kinds.js';
@@ -507,7 +508,7 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
  * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion, a
  * translation, a classification, a rewrite, a stock quote, a value's kind, a link's expansion, a time zone
- * conversion and a coin price spelled out.
+ * conversion, a coin price and a wallet balance spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));
