@@ -427,12 +427,16 @@ function withTimeZoneConversionRead(asked: string, written: string): string {
   return CLOCK_TIME.test(written) ? `${asked} time zone convert` : asked;
 }
 
-/** Coins by name, besides their tickers (`COIN_TICKERS`). */
-const COIN_NAMES =
-  'bitcoin|ethereum|ether|solana|dogecoin|cardano|polkadot|litecoin|tron|ripple|chainlink|avalanche|polygon';
+/** Coins by name, and by their tickers (`COIN_TICKERS`) but for gas, gwei and sats, which are not coins. */
+const COINS = new Set([
+  ...'bitcoin|ethereum|ether|solana|dogecoin|cardano|polkadot|litecoin|tron|ripple|chainlink|avalanche|polygon'.split(
+    '|',
+  ),
+  ...[...COIN_TICKERS].filter((ticker) => !['gas', 'gwei', 'sats'].includes(ticker)),
+]);
 /** Words a coin's price is asked in besides the coins: the price, the currency it is wanted in, the time. */
 const COIN_PRICE_WORDS = new Set(
-  `price|prices|px|spot|quote|rate|value|worth|in|of|and|the|what|whats|what's|is|are|current|currently|live|latest|last|now|rn|today|right|pls|please|usd|eur|gbp|jpy|inr|chf|cad|aud|dollars|dollar|euro|euros|rupees|pounds|us|${COIN_NAMES}`.split(
+  "price|prices|px|spot|quote|rate|value|worth|in|of|and|the|what|whats|what's|is|are|current|currently|live|latest|last|now|rn|today|right|pls|please|usd|eur|gbp|jpy|inr|chf|cad|aud|dollars|dollar|euro|euros|rupees|pounds|us".split(
     '|',
   ),
 );
@@ -455,9 +459,8 @@ function withCoinPriceRead(asked: string, written: string): string {
   let coins = 0;
   for (const token of tokens) {
     const bare = token.replace(/^\$/, '');
-    if (COIN_TICKERS.has(bare) && bare !== 'gas' && bare !== 'gwei' && bare !== 'sats') coins++;
+    if (COINS.has(bare)) coins++;
     else if (!COIN_PRICE_WORDS.has(bare)) return asked;
-    else if (COIN_NAMES.split('|').includes(bare)) coins++;
   }
   return coins > 0 ? `${asked} crypto coin price` : asked;
 }
