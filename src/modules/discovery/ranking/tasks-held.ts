@@ -1,0 +1,359 @@
+// Ranking step 0's readings of a task the query names only by what it holds and what it wants (nineteenth
+// to twenty-second rounds): an address held and coordinates named (or the reverse) ask for a geocoding,
+// "5 miles in km" for a unit conversion, a text held and a language named for a translation, items sorted
+// into listed classes for a classification, a text asked to sound another way for a rewrite, a ticker asked
+// its price for a stock quote, a value that says what it is (a VIN, an IBAN, 1Z…) for its kind's task, a
+// short link for its expansion, a clock time asked elsewhere for a time zone conversion, a coin asked its
+// price for a coin price, and a 0x address asked what it holds for a wallet balance. Each appends the
+// task's words; as-read.ts runs them after its own readings.
+import { quotedValueKinds } from './quoted.js';
+import { contentWords } from './text.js';
+import { TOKEN_CODES, valueKindsOf } from './value-kinds.js';
+
+/** Words that name a latitude and longitude ("lat/long", "lat lng", "GPS coordinates", "coords"). */
+const COORDINATES_NAMED =
+  /\b(?:lat(?:itude)?\s*[/,&]?\s*(?:long(?:itude)?|lng|lon)|lat|lng|latitude|longitude|coords?|coordinates|gps)\b/i;
+/** A street address named ("street address", "adress"), not an e-mail's, an IP's, a wallet's or a contract's. */
+const STREET_ADDRESS_NAMED =
+  /(?<!\b(?:e-?mail|ip|wallet|0x|contract|mac|ens|deposit|billing)\s+)\b(?:street\s+)?add?ress\b/i;
+
+/**
+ * The query with a geocoding spelled out where it holds one kind of place and names the other (nineteenth
+ * round): a street address held and a latitude and longitude named ("lat/long for 1600 Amphitheatre Pkwy")
+ * asks to geocode it, coordinates held and a street address named ("what street address is at 48.8584,
+ * 2.2945?") to reverse geocode them. Both kinds are read from the query as written, the quoted address too;
+ * a kind named without the other held ("give me box coords") is not read.
+ */
+function withGeocodingRead(asked: string, written: string): string {
+  const namesCoordinates = COORDINATES_NAMED.test(written);
+  const namesStreet = STREET_ADDRESS_NAMED.test(written);
+  // The kinds held are read only where a kind is named: most queries name none.
+  if ((!namesCoordinates && !namesStreet) || /\bgeocod/i.test(written)) return asked;
+  const held = new Set([...valueKindsOf(written.toLowerCase()), ...quotedValueKinds(written)]);
+  if (namesCoordinates && held.has('street') && !held.has('coordinates')) return `${asked} geocode`;
+  if (namesStreet && held.has('coordinates') && !held.has('street'))
+    return /\breverse\b/i.test(written) ? `${asked} geocode` : `${asked} reverse geocode`;
+  return asked;
+}
+
+/** Units of measure as a query writes them (not currencies: an amount of money is converted by rates). */
+const UNIT =
+  '(?:km|kms|kilomet(?:er|re)s?|miles?|mi|met(?:er|re)s?|cm|mm|inch(?:es)?|in|feet|ft|foot|yards?|yd|lbs?|' +
+  'pounds?|kg|kgs|kilograms?|grams?|g|oz|ounces?|celsius|fahrenheit|farenheit|°\\s?[cf]|[cf]|kelvin|lit(?:er|re)s?|' +
+  'l|ml|gallons?|gal|mph|kph|km/h|knots?|psi|kwh|joules?|kcal|calories|acres?|hectares?|stones?|cups?|' +
+  'tbsp|tsp|pints?|quarts?)';
+/** An amount in one unit asked in another ("5 miles in km", "72 °F to C", "3 cups flour in grams"). */
+const UNIT_CONVERSION = new RegExp(
+  `(?<![\\p{L}\\p{N}.,])\\d[\\d,.]*(?:/\\d+)?\\s?${UNIT}(?![\\p{L}\\p{N}])(?:\\s+(?:of\\s+)?\\p{L}+)?\\s+(?:in|to|into)\\s+°?${UNIT}(?![\\p{L}\\p{N}/])`,
+  'iu',
+);
+
+/**
+ * The query with a unit conversion spelled out (nineteenth round): "72 fahrenheit in celsius" asks to
+ * convert units, words it does not write, and its units' words match weather and distance endpoints.
+ */
+function withUnitConversionRead(query: string): string {
+  if (/\bconver/i.test(query)) return query;
+  return UNIT_CONVERSION.test(query) ? `${query} convert units` : query;
+}
+
+/** Languages a text is asked in, as a query names them. */
+const LANGUAGE =
+  '(?:english|spanish|french|german|italian|portuguese|dutch|polish|swedish|danish|norwegian|finnish|' +
+  'czech|greek|turkish|russian|ukrainian|romanian|hungarian|arabic|hebrew|hindi|chinese|mandarin|' +
+  'cantonese|japanese|korean|vietnamese|thai|indonesian)';
+/**
+ * A language a text is asked in: "in (polite) Japanese", "into German", "to English", or "a Polish
+ * version"; not a currency named after a country ("in Japanese yen") nor "in plain English".
+ */
+const LANGUAGE_ASKED = new RegExp(
+  `\\b(?:in(?:to)?|to)\\s+(?:(?:polite|formal|informal|casual|simple|natural|business)\\s+)?${LANGUAGE}\\b(?!\\s+(?:yen|yuan|won|baht|rupees?|dong|rupiah|lira|francs?|krona|krone|dollars?|pesos?|reais|zloty|forint|rubles?|hryvnia))|\\b${LANGUAGE}\\s+(?:version|copy|wording)\\b`,
+  'iu',
+);
+/** Other jobs done in a language (speech, dubbing, subtitles, vectors, documents) or a translation already named. */
+const NOT_A_TEXT_TRANSLATION =
+  /\b(?:translat|locali[sz]|dub|subtit|caption|transcri|voice|audio|speech|speak|spoken|tts|aloud|podcast|video|recording|mp3|wav|embed|vector|pdf|docx?|pptx?|file)\w*/i;
+
+/**
+ * The query with a translation spelled out where it holds a text (quoted) and names the language it
+ * wants it in: "what does 'Wo ist der Bahnhof?' mean in English", "put 'Your order has shipped' into
+ * polite Japanese", "Polish version of: '…'" ask to translate, a word they do not write (twenty-first
+ * round). Read from the query as written, since its quoted text is left out of the query as asked.
+ */
+function withTranslationRead(asked: string, written: string): string {
+  if (!LANGUAGE_ASKED.test(written) || NOT_A_TEXT_TRANSLATION.test(written)) return asked;
+  return quotedValueKinds(written).includes('text') ? `${asked} translate` : asked;
+}
+
+/**
+ * Items sorted into classes the query lists: a verb of sorting ("sort", "classify", "route", "tag",
+ * "label", "triage", "bucket", "categorise") and, after "into" or "as", two or more classes apart by "/",
+ * "," or "or" ("into billing / bug / feature request", "as positive/negative/neutral", "as 'urgent' or
+ * 'not urgent'"). The verb stands at most 120 characters before "into" or "as", which bounds the search on
+ * a long query.
+ */
+const CLASS =
+  "(?:['\"‘“]?[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*(?:\\s+[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*){0,3}['\"’”]?)";
+const SORTED_INTO_CLASSES = new RegExp(
+  `\\b(?:sort|classif|categori[sz]|bucket|triage|route|routing|tag|label)\\w*\\b[^.?!]{0,120}?\\b(?:into|as)\\s+${CLASS}(?:\\s*(?:/|,|\\bor\\b)\\s*${CLASS})+`,
+  'iu',
+);
+
+/**
+ * The query with a classification spelled out where it asks for items sorted into classes it names
+ * ("sort support tickets into billing / bug / feature request"): its words (support, billing, refund)
+ * are the items' and the classes', and match help desks and payments before a classifier (twenty-first
+ * round). Read from the query as written: classes may be quoted.
+ */
+function withClassificationRead(asked: string, written: string): string {
+  if (/\bclassif/i.test(written)) return asked;
+  return SORTED_INTO_CLASSES.test(written) ? `${asked} text classification classify categories` : asked;
+}
+
+/**
+ * A text asked to sound another way: "make this sound more professional", "make it sound less angry"
+ * ("make" at most 80 characters before "sound", which bounds the search on a long query).
+ */
+const TONE_ASKED =
+  /\bmake\b[^.?!:;]{0,80}?\bsound\s+(?:more\s+|less\s+|a\s+bit\s+|a\s+little\s+)?\p{L}{3,}/iu;
+
+/**
+ * The query with a rewrite spelled out where it holds a text (quoted) and asks that it sound another way
+ * ("make this sound more professional before I send it to my boss: 'hey cant make it tmrw'"): a rewrite,
+ * a word it does not write, while "sound" matches audio and its other words (boss, landlord, status page)
+ * match e-mail and messaging (twenty-first round). Not where the query already says rewrite or asks for
+ * speech or audio.
+ */
+function withRewriteRead(asked: string, written: string): string {
+  if (
+    !TONE_ASKED.test(written) ||
+    /\b(?:rewrit|rephras|reword|voice|audio|speech|song|music|mp3)/i.test(written)
+  )
+    return asked;
+  return quotedValueKinds(written).includes('text') ? `${asked} rewrite text` : asked;
+}
+
+/** Coins and tokens a query names by their ticker, besides `TOKEN_CODES`: their price is not a stock's. */
+const COIN_TICKERS = new Set(
+  `${TOKEN_CODES}|doge|shib|pepe|xrp|ada|dot|link|ltc|trx|ton|near|apt|sui|uni|aave|mkr|arb|op|atom|xlm|bch|etc|fil|icp|inj|jup|wif|bonk|gas|gwei|sats`.split(
+    '|',
+  ),
+);
+/**
+ * A ticker asked its price and nothing else: "AAPL price now", "NVDA last price rn", "$TSLA quote",
+ * "tsla share price": the symbol (one to five letters, `BRK.B`), words of a share or a price, and words of
+ * the time.
+ */
+const TICKER_PRICE =
+  /^\W*(?:(?:what(?:'|’| i)?s|whats|get|show|check)\s+(?:the\s+)?)?\$?([A-Za-z]{1,5}(?:\.[A-Za-z])?)((?:\s+(?:stock|share|shares|equity|last|live|current|latest|spot))*)\s+(?:price|px|quote|trading\s+at|bid\s*\/\s*ask)[\s?.!,]*(?:(?:right\s+)?now|rn|today|pls|please|atm|currently|live)?[\s?.!]*$/iu;
+
+/**
+ * The query with a stock quote spelled out where it asks a ticker's price and nothing else (twenty-first
+ * round): the price words are a coin's price endpoint's as much as a stock quote's, and the ticker is in
+ * neither's text, so "AAPL last price" was answered by crypto prices. The symbol is read as a stock's when
+ * it is in capitals or the query says stock or share, and it is not a coin's (`COIN_TICKERS`). A ticker
+ * with another need ("insider sales of TSLA", "NVDA options chain") is not read: the seventeenth round's
+ * broader rule gave those to the quote.
+ */
+function withStockQuoteRead(asked: string, written: string): string {
+  const m = TICKER_PRICE.exec(written);
+  if (!m) return asked;
+  const symbol = m[1] as string;
+  const saysShare = /\b(?:stock|shares?|equity)\b/i.test(m[2] as string);
+  if (COIN_TICKERS.has(symbol.toLowerCase().replace(/\..*/, ''))) return asked;
+  if (!saysShare && (symbol !== symbol.toUpperCase() || symbol.length < 2)) return asked;
+  return `${asked} stock quote`;
+}
+
+/** IBAN: the mod-97 check of ISO 13616 (the country and check digits moved to the end, letters as 10–35). */
+function isIban(value: string): boolean {
+  const moved = value.slice(4) + value.slice(0, 4);
+  let rest = 0;
+  for (const ch of moved) {
+    const code = /\d/.test(ch) ? ch : String(ch.charCodeAt(0) - 55);
+    for (const digit of code) rest = (rest * 10 + Number(digit)) % 97;
+  }
+  return rest === 1;
+}
+/** A GTIN's check digit (EAN-8, UPC-A, EAN-13): weights 3 and 1 from the right, the sum a multiple of ten. */
+function hasGtinCheckDigit(value: string): boolean {
+  let sum = 0;
+  for (let i = value.length - 1, weight = 1; i >= 0; i--, weight = 4 - weight)
+    sum += Number(value[i]) * weight;
+  return sum % 10 === 0;
+}
+
+/**
+ * Values whose form alone says what they are, the words that name their kind, and what such a value asks
+ * for when the query says little else: a vehicle identification number (seventeen letters and digits, no
+ * I, O or Q, ending in digits), a UPS tracking number (1Z…), an IBAN (its check digits valid, grouped by
+ * four or not), a barcode (EAN-8, UPC-A, EAN-13, its check digit valid), a cron line (five fields).
+ */
+const SELF_NAMED_VALUES: ReadonlyArray<{
+  form: RegExp;
+  valid?: (value: string) => boolean;
+  named: RegExp;
+  asks: string;
+}> = [
+  {
+    form: /(?<![\p{L}\p{N}])(?=[A-HJ-NPR-Z0-9]*[A-Z])[A-HJ-NPR-Z0-9]{13}\d{4}(?![\p{L}\p{N}])/iu,
+    named: /\b(?:vin|vehicle|car)\b/i,
+    asks: 'vin decode vehicle',
+  },
+  {
+    form: /(?<![\p{L}\p{N}])1Z[0-9A-Z]{16}(?![\p{L}\p{N}])/iu,
+    named: /\b(?:ups|track\w*)\b/i,
+    asks: 'ups track package',
+  },
+  {
+    form: /(?<![\p{L}\p{N}])[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){2,7}(?:\s?[A-Z0-9]{1,3})?(?![\p{L}\p{N}])/u,
+    valid: (value) => isIban(value.replace(/\s/g, '')),
+    named: /\biban\b/i,
+    asks: 'iban',
+  },
+  {
+    form: /(?<![\p{L}\p{N}.,+-])(?:\d{8}|\d{12,13})(?![\p{L}\p{N}]|[.,]\d)/u,
+    valid: hasGtinCheckDigit,
+    named: /\b(?:ean\w*|upc|gtin|isbn|barcode)\b/i,
+    asks: 'barcode product ean',
+  },
+  {
+    form: /(?<![^\s])(?:[\d*][\d*/,-]*\s+){4}[\d*][\d*/,-]*(?![^\s?.!])/u,
+    valid: (value) => value.includes('*'),
+    named: /\bcron/i,
+    asks: 'cron expression schedule',
+  },
+];
+/** At most this many words beside the value: more, and they say what is asked of it. */
+const SELF_NAMED_MAX_WORDS = 3;
+
+/**
+ * The query with a value's kind spelled out where the value says what it is and the query says little
+ * else: "1HGCM82633A004352" asks to decode a VIN, "wheres my parcel 1Z999AA10123456784" to track a UPS
+ * parcel, "30 2 * * 0 next 5 runs" of a cron expression; their words match nothing, or the wrong
+ * thing (twenty-second round). Not where the query names the kind, nor where it says more than a few
+ * words beside the value: those words say what is asked of it.
+ */
+function withSelfNamedValueRead(asked: string, written: string): string {
+  for (const { form, valid, named, asks } of SELF_NAMED_VALUES) {
+    const m = form.exec(written);
+    if (!m || (valid && !valid(m[0])) || named.test(written)) continue;
+    const beside = contentWords(written.replace(m[0], ' '));
+    if (beside.length <= SELF_NAMED_MAX_WORDS) return `${asked} ${asks}`;
+  }
+  return asked;
+}
+
+/** A link on a shortener's host (bit.ly/3xYz, https://t.co/…): a redirect to a page the link does not show. */
+const SHORT_LINK =
+  /(?<![\p{L}\p{N}.-])(?:https?:\/\/)?(?:bit\.ly|t\.co|tinyurl\.com|goo\.gl|ow\.ly|is\.gd|buff\.ly|rebrand\.ly|cutt\.ly|shorturl\.at|tiny\.cc|rb\.gy|lnkd\.in|t\.ly)\/[\p{L}\p{N}]/iu;
+
+/**
+ * The query with a link's expansion spelled out where it holds a short link ("where does bit.ly/3xYz
+ * actually lead?"): its words (lead, go, click) match nothing of a link expander, and a page's URL
+ * matches scrapers and screenshots (twenty-second round). Not where the query shortens a link, expands
+ * it in those words, or asks how many clicks it had.
+ */
+function withShortLinkRead(asked: string, written: string): string {
+  if (
+    !SHORT_LINK.test(written) ||
+    /\b(?:shorten|unshorten\w*|expand\w*|how many clicks|analytics|stats)\b/i.test(written)
+  )
+    return asked;
+  return `${asked} expand short url redirect`;
+}
+
+/** A clock time: 3pm, 9:30am, 10:00, 9 a.m. */
+const CLOCK_TIME =
+  /(?<![\p{L}\p{N}:.])(?:\d{1,2}(?::[0-5]\d)?\s?(?:am|pm|a\.m\.|p\.m\.)|(?:[01]?\d|2[0-3]):[0-5]\d)(?![\p{L}\p{N}])/iu;
+/**
+ * A time asked elsewhere: "what time is it in Tokyo", "what time is that for me", "is what time in", "what's
+ * that in India", "= ? tokyo"; not "what time does the 3pm train arrive".
+ */
+const TIME_ASKED_ELSEWHERE =
+  /\bwhat\s+time\s+(?:is\s+(?:(?:it|that|this)\b|\d)|in\b)|\bis\s+what\s+time\b|\bwhat(?:'|’| i)?s\s+that\s+(?:in|for)\b|=\s*(?:\?|what)/iu;
+
+/**
+ * The query with a time zone conversion spelled out where it holds a clock time and asks what time that
+ * is elsewhere ("3pm in New York is what time in Tokyo?"): its words are places and times, which match
+ * the current time in a zone and scheduling before a conversion (twenty-second round). Not where it
+ * already says convert or time zone.
+ */
+function withTimeZoneConversionRead(asked: string, written: string): string {
+  if (!TIME_ASKED_ELSEWHERE.test(written) || /\b(?:conver\w*|time\s?zones?)\b/i.test(written)) return asked;
+  return CLOCK_TIME.test(written) ? `${asked} time zone convert` : asked;
+}
+
+/** Coins by name, and by their tickers (`COIN_TICKERS`) but for gas, gwei and sats, which are not coins. */
+const COINS = new Set([
+  ...'bitcoin|ethereum|ether|solana|dogecoin|cardano|polkadot|litecoin|tron|ripple|chainlink|avalanche|polygon'.split(
+    '|',
+  ),
+  ...[...COIN_TICKERS].filter((ticker) => !['gas', 'gwei', 'sats'].includes(ticker)),
+]);
+/** Words a coin's price is asked in besides the coins: the price, the currency it is wanted in, the time. */
+const COIN_PRICE_WORDS = new Set(
+  "price|prices|px|spot|quote|rate|value|worth|in|of|and|the|what|whats|what's|is|are|current|currently|live|latest|last|now|rn|today|right|pls|please|usd|eur|gbp|jpy|inr|chf|cad|aud|dollars|dollar|euro|euros|rupees|pounds|us".split(
+    '|',
+  ),
+);
+const COIN_PRICE_ASKED = /\b(?:price|prices|px|spot|quote|worth)\b/i;
+
+/**
+ * The query with a coin's price spelled out where it asks one or a few coins' price and nothing else
+ * ("eth price usd", "SOL price in EUR", "BTC ETH SOL spot px in usd"): "price" is the gas price's word as
+ * much as a coin's, and the ticker (SOL) the chain's balances' too, so gas and balance endpoints came
+ * before a price by symbol (twenty-second round). Every word is a coin, a price, a currency or a time;
+ * a query with another word (gas, fee, balance, a date, a contract) is not read.
+ */
+function withCoinPriceRead(asked: string, written: string): string {
+  if (!COIN_PRICE_ASKED.test(written)) return asked;
+  const tokens = written
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}'$]+/u)
+    .filter(Boolean);
+  if (tokens.length > 10) return asked;
+  let coins = 0;
+  for (const token of tokens) {
+    const bare = token.replace(/^\$/, '');
+    if (COINS.has(bare)) coins++;
+    else if (!COIN_PRICE_WORDS.has(bare)) return asked;
+  }
+  return coins > 0 ? `${asked} crypto coin price` : asked;
+}
+
+/** An EVM account held (0x and forty hex digits, as a token of its own). */
+const EVM_ADDRESS = /(?<![\p{L}\p{N}])0x[0-9a-f]{40}(?![\p{L}\p{N}])/iu;
+/** What an account holds asked: "how much ETH does 0x… hold", "ETH balance of 0x…", "what tokens are in 0x…". */
+const HOLDINGS_ASKED =
+  /\b(?:hold|holds|holding|holdings|held|balances?|bal|sitting\s+in|(?:is|are)\s+in|erc-?20s?|portfolio|net\s+worth)\b/iu;
+/** Other asks of an address, whose endpoints take it too: NFTs, transactions, DeFi positions, a send, a deploy, a price. */
+const NOT_HOLDINGS =
+  /\b(?:nfts?|floor|collection|txs?|transactions?|transfers?|send|pay|deploy|mint\w*|wallet|abi|source|upgradeable|proxy|approvals?|aave|liquidat\w*|health|borrow\w*|loans?|positions?|stak\w*|price|prices|px)\b/i;
+
+/**
+ * The query with a wallet's balance spelled out where it holds a 0x address and asks what the address
+ * holds ("how much ETH does 0x… hold", "eth bal 0x…", "what erc20s does 0x… hold on Base"; twenty-second
+ * round): words it seldom writes, while "ETH" and "tokens" match the gas price, the coin's price and
+ * token data first. Not where the query asks the address for anything else (`NOT_HOLDINGS`) or already
+ * says wallet.
+ */
+function withAddressHoldingsRead(asked: string, written: string): string {
+  if (!EVM_ADDRESS.test(written) || !HOLDINGS_ASKED.test(written) || NOT_HOLDINGS.test(written)) return asked;
+  return `${asked} wallet balance`;
+}
+
+/** The readings of this file, in the order step 0 runs them: each given the query as read so far and as written. */
+export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written: string) => string> = [
+  withGeocodingRead,
+  withUnitConversionRead,
+  withTranslationRead,
+  withClassificationRead,
+  withRewriteRead,
+  withStockQuoteRead,
+  withSelfNamedValueRead,
+  withShortLinkRead,
+  withTimeZoneConversionRead,
+  withCoinPriceRead,
+  withAddressHoldingsRead,
+];
