@@ -322,8 +322,6 @@ function withCoinPriceRead(asked: string, written: string): string {
   return coins > 0 ? `${asked} crypto coin price` : asked;
 }
 
-/** An EVM account held (0x and forty hex digits, as a token of its own). */
-const EVM_ADDRESS = /(?<![\p{L}\p{N}])0x[0-9a-f]{40}(?![\p{L}\p{N}])/iu;
 /** What an account holds asked: "how much ETH does 0x… hold", "ETH balance of 0x…", "what tokens are in 0x…". */
 const HOLDINGS_ASKED =
   /\b(?:hold|holds|holding|holdings|held|balances?|bal|sitting\s+in|(?:is|are)\s+in|erc-?20s?|portfolio|net\s+worth)\b/iu;
@@ -339,8 +337,9 @@ const NOT_HOLDINGS =
  * says wallet.
  */
 function withAddressHoldingsRead(asked: string, written: string): string {
-  if (!EVM_ADDRESS.test(written) || !HOLDINGS_ASKED.test(written) || NOT_HOLDINGS.test(written)) return asked;
-  return `${asked} wallet balance`;
+  // The address is read as the value kinds read it (an `account`), only where holdings are asked.
+  if (!HOLDINGS_ASKED.test(written) || NOT_HOLDINGS.test(written)) return asked;
+  return valueKindsOf(written).includes('account') ? `${asked} wallet balance` : asked;
 }
 
 /** The readings of this file, in the order step 0 runs them: each given the query as read so far and as written. */
