@@ -110,18 +110,25 @@ describe('a channel named as the verb ("text +1 …", "email bob@…", "ring him
 });
 
 describe('a news topic ("latest news on the ECB rate decision")', () => {
-  it('is read as payload, from on/about to the end of the clause; "coverage of" and other words keep theirs', () => {
+  it('is read as payload, from on/about/of/mentioning to a time or the end of the clause; other words keep theirs', () => {
     expectReadAs(
       [
         ['latest news on the ECB interest rate decision', 'latest news'],
         ['any news this week about Northvolt going bankrupt?', 'any news this week?'],
         ['headlines about the port strike, from the last 24 hours', 'headlines, from the last 24 hours'],
+        ['any articles this week about Figma changing its pricing?', 'any articles this week?'],
+        ['latest coverage of the ECB rate decision', 'latest coverage'],
+        ['news articles mentioning Northvolt', 'news articles'],
+        [
+          'news articles about lithium mining in Chile published in March 2023',
+          'news articles published in March 2023',
+        ],
       ],
       [
-        'how has media coverage of NVDA felt over the last month',
         'is the news flow on $AMD leaning bullish',
-        'news articles mentioning Northvolt',
         'post an update about the outage',
+        'put our press release about the launch on the newswire',
+        'press 1 to confirm the appointment',
       ],
     );
   });
@@ -456,7 +463,118 @@ describe('a 0x address asked what it holds (twenty-second round)', () => {
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to twenty-second rounds)', () => {
+describe('a text held and its fields asked back as JSON (twenty-third round)', () => {
+  it('is read as an extraction; a file, a page, a table, search results or a query that says extract are not', () => {
+    expectReadAs(
+      [
+        [
+          "Turn this email into JSON {invoice_number, amount, due_date}: 'Hi team, invoice INV-2291 for $4,310.00 is due on 30 September.'",
+          'Turn this email into JSON {invoice_number, amount, due_date}: extract structured data json',
+        ],
+        [
+          'pull the customer name and order no. out of this email body as json',
+          'pull the customer name and order no. out of this email body as json extract structured data json',
+        ],
+      ],
+      [
+        'convert this csv to json',
+        'turn supplier invoices (PDF) into JSON with line items and the total',
+        'pull the title and price from https://shop.example.com/p/123 into json',
+        'receive inbound emails sent to support@ and forward them to my webhook as json',
+        'extract vendor and total as JSON from the email text',
+        'return the weather for Oslo as json',
+      ],
+    );
+  });
+});
+
+describe('a text held and asked whether it is abusive (twenty-third round)', () => {
+  it('is read as a moderation; without the text, or where the query says moderate, it is not', () => {
+    expectReadAs(
+      [
+        [
+          "is this comment toxic: 'you are an idiot and should leave'",
+          'is this comment toxic: content moderation toxicity',
+        ],
+        [
+          "should this forum comment be blocked? 'you people are idiots'",
+          'should this forum comment be blocked? content moderation toxicity',
+        ],
+        ["moderate this comment: 'you are an idiot'", 'moderate this comment:'],
+      ],
+      [
+        'is this comment toxic',
+        'which block will my tx land in? hide nothing',
+        'summarise the toxic comments thread',
+      ],
+    );
+  });
+});
+
+describe('an IPv4 address asked where it is (twenty-third round)', () => {
+  it('is read as an IP geolocation; where the query says IP, or asks something else of the address, it is not', () => {
+    expectReadAs(
+      [
+        ['where is 8.8.8.8', 'where is 8.8.8.8 ip geolocation'],
+        ['which country is 185.220.101.4 in?', 'which country is 185.220.101.4 in? ip geolocation'],
+      ],
+      [
+        'where is ip 8.8.8.8',
+        'is 185.220.101.4 a tor exit or vpn',
+        'point the A record of mydomain.com at 203.0.113.7',
+        'where is version 1.2.3.4.5 released',
+      ],
+    );
+  });
+});
+
+describe('a text held and asked its people, companies or places (twenty-third round)', () => {
+  it('is read as entity recognition; one kind, talk about a brand, a mask or a table booking are not', () => {
+    expectReadAs(
+      [
+        [
+          "pull out every person, company and place mentioned in: 'Satya Nadella met Rishi Sunak in London'",
+          'pull out every person, company and place mentioned in: named entity recognition extract entities',
+        ],
+        [
+          'pull out people + org names from a press release',
+          'pull out people + org names from a press release named entity recognition extract entities',
+        ],
+      ],
+      [
+        'list the companies mentioned in this press release',
+        'what are people saying about our brand on reddit',
+        'mask names, emails and companies in these transcripts',
+        'book a table for 4 at an italian place in Lisbon',
+      ],
+    );
+  });
+});
+
+describe('a picture described by its look and subject (twenty-third round)', () => {
+  it('is read as an image generation; an image held, a screenshot or another use of the word is not', () => {
+    expectReadAs(
+      [
+        [
+          'photorealistic picture of a red fox in fresh snow, 16:9',
+          'photorealistic picture of a red fox in fresh snow, 16:9 generate image text-to-image',
+        ],
+        [
+          'watercolor picture of a red fox in the snow',
+          'watercolor picture of a red fox in the snow generate image text-to-image',
+        ],
+      ],
+      [
+        'pull the text out of this photo of a watercolor painting',
+        'remove the background of this image of a watercolor',
+        'find the work email of Sofia so I can send her my illustration portfolio',
+        'text-to-image: a watercolor picture of a fox',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to twenty-third rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -614,6 +732,67 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-second rounds
       ],
       query: 'how much ETH does 0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045 hold',
       first: 'walletview/balance',
+    },
+    {
+      spelled: 'an extraction',
+      tag: 'jsonfields',
+      category: 'ai_ml',
+      endpoints: [
+        ['mailcourier', 'send', 'Send an e-mail: subject, body and recipients, with invoice attachments.'],
+        ['fieldpull', 'extract', 'Extract structured data from text as JSON that matches your schema.'],
+      ],
+      query:
+        "Turn this email into JSON {invoice_number, amount, due_date}: 'Hi team, invoice INV-2291 for $4,310.00 is due on 30 September.'",
+      first: 'fieldpull/extract',
+    },
+    {
+      spelled: 'a moderation',
+      tag: 'abusetext',
+      category: 'ai_ml',
+      endpoints: [
+        ['forumly', 'comments', 'Forum comments: list, post and block comments on a thread.'],
+        ['safeword', 'moderate', 'Content moderation: toxicity, hate and harassment scores for a text.'],
+      ],
+      query: "should this forum comment be blocked? 'you people are idiots'",
+      first: 'safeword/moderate',
+    },
+    {
+      spelled: 'an IP geolocation',
+      tag: 'iplocation',
+      category: 'data_intelligence',
+      endpoints: [
+        ['placefind', 'where', 'Where is a place: find a city, a country or a landmark by name.'],
+        ['ipmap', 'locate', 'IP geolocation: country, city and ISP of an IP address.'],
+      ],
+      query: 'where is 8.8.8.8',
+      first: 'ipmap/locate',
+    },
+    {
+      spelled: 'an entity recognition',
+      tag: 'entitynames',
+      category: 'ai_ml',
+      endpoints: [
+        [
+          'firmfind',
+          'search',
+          'Company search: find a company or a person by name, with its places of business.',
+        ],
+        ['nerly', 'entities', 'Named entity recognition: extract entities from a text.'],
+      ],
+      query:
+        "pull out every person, company and place mentioned in: 'Satya Nadella met Rishi Sunak in London'",
+      first: 'nerly/entities',
+    },
+    {
+      spelled: 'an image generation',
+      tag: 'imagelook',
+      category: 'ai_ml',
+      endpoints: [
+        ['snowcast', 'today', 'Daily forecast: snow, rain and temperature for a city.'],
+        ['pixelmint', 'generate', 'Text-to-image: generate an image from a prompt, in any art style.'],
+      ],
+      query: 'photorealistic picture of a red fox in fresh snow at dusk, 16:9',
+      first: 'pixelmint/generate',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

@@ -7,10 +7,14 @@
 // items sorted into listed classes ("tickets into billing / bug / refund") for a classification, a text
 // asked to sound another way for a rewrite, a ticker asked its price for a stock quote, a value that says
 // what it is (a VIN, an IBAN, 1Z…) for its kind's task, a short link for its expansion, a clock time asked
-// elsewhere for a time zone conversion, a coin asked its price for a coin price, and a 0x address asked
-// what it holds for a wallet balance: each is spelled out.
+// elsewhere for a time zone conversion, a coin asked its price for a coin price, a 0x address asked
+// what it holds for a wallet balance, a text asked back as JSON fields for an extraction, a text asked
+// whether it is abusive for a moderation, an IPv4 address asked where it is for an IP geolocation, a
+// text asked its people and companies for entity recognition, and a picture described by its look for an
+// image generation: each is spelled out.
 // What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
-// Quoted spans are read in quoted.ts, and the tasks named by what is held in tasks-held.ts.
+// Quoted spans are read in quoted.ts, the tasks named by what is held in tasks-held.ts, and those asked of
+// a text the query holds in tasks-of-a-text.ts.
 import { quotedValueKinds, withoutQuotedText } from './quoted.js';
 import { TASKS_NAMED_BY_WHAT_IS_HELD } from './tasks-held.js';
 import { TOKEN_AMOUNT, TOKEN_CODES } from './value-kinds.js';
@@ -61,13 +65,16 @@ function withChannelVerbsRead(query: string): string {
 }
 
 /**
- * The topic of news asked for ("latest news on the ECB interest rate decision", "any coverage this week
- * about the port strike"): what the articles are about, not the capability asked for — a payload, as a
- * quoted span is. It runs from "on", "about", "regarding" or "concerning" right after the news word (or
- * after a time: "news this week about …") to the end of the sentence or clause.
+ * The topic of news asked for ("latest news on the ECB interest rate decision", "any articles this week
+ * about Figma's pricing", "press coverage of the Northvolt bankruptcy"): what the articles are about, not
+ * the capability asked for — a payload, as a quoted span is. It runs from "on", "about", "regarding",
+ * "concerning", "mentioning" or "of" right after the news word (news, headlines, coverage, stories,
+ * articles, press; or after a time: "news in the last 24h about …") to a time ("published in March 2023",
+ * "from the past week", "between …", "since …") or the end of the sentence or clause (twenty-third round:
+ * articles, press, of, mentioning and the time that ends the topic).
  */
 const NEWS_TOPIC =
-  /\b(news|headlines|coverage|stories)((?:\s+(?:this|last|past|today|week|month|year|lately|recently))*)\s+(?:on|about|regarding|concerning)\s+(?:(?!\s-\s)[^.?!;:,—–])+/giu;
+  /\b(news|headlines|coverage|stories|articles|press)((?:\s+(?:this|last|past|today|week|month|year|lately|recently|in|from|over|the|\d+\s?h|\d+|hours?|days?|weeks?|months?))*)\s+(?:on|about|regarding|concerning|mentioning|of)\s+(?:(?!\s-\s|\s(?:published|between|since|from|during|over|in\s+(?:the\s+)?(?:last|past))\b)[^.?!;:,—–])+/giu;
 
 /** The query with a news topic left out ("latest news on the ECB rate decision" -> "latest news"). */
 function withNewsTopicLeftOut(query: string): string {
@@ -138,7 +145,8 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
  * The query as it is matched, encoded and judged (ranking step 0): without its quoted payloads and its
  * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion, a
  * translation, a classification, a rewrite, a stock quote, a value's kind, a link's expansion, a time zone
- * conversion, a coin price and a wallet balance spelled out.
+ * conversion, a coin price, a wallet balance, an extraction, a moderation, an IP geolocation, an entity
+ * recognition and an image generation spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));

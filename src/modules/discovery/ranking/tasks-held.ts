@@ -4,9 +4,21 @@
 // into listed classes for a classification, a text asked to sound another way for a rewrite, a ticker asked
 // its price for a stock quote, a value that says what it is (a VIN, an IBAN, 1Z…) for its kind's task, a
 // short link for its expansion, a clock time asked elsewhere for a time zone conversion, a coin asked its
-// price for a coin price, and a 0x address asked what it holds for a wallet balance. Each appends the
-// task's words; as-read.ts runs them after its own readings.
+// price for a coin price, a 0x address asked what it holds for a wallet balance, and (twenty-third round) a
+// text asked back as JSON fields for an extraction, a text asked whether it is abusive for a moderation, an
+// IPv4 address asked where it is for an IP geolocation, a text asked its people and companies for entity
+// recognition, and a picture described by its look for an image generation. Each appends the task's words;
+// as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts; the list
+// here runs them all, in the order they were written.
 import { quotedValueKinds } from './quoted.js';
+import {
+  withClassificationRead,
+  withEntityExtractionRead,
+  withJsonExtractionRead,
+  withModerationRead,
+  withRewriteRead,
+  withTranslationRead,
+} from './tasks-of-a-text.js';
 import { contentWords } from './text.js';
 import { TOKEN_CODES, valueKindsOf } from './value-kinds.js';
 
@@ -55,82 +67,6 @@ const UNIT_CONVERSION = new RegExp(
 function withUnitConversionRead(query: string): string {
   if (/\bconver/i.test(query)) return query;
   return UNIT_CONVERSION.test(query) ? `${query} convert units` : query;
-}
-
-/** Languages a text is asked in, as a query names them. */
-const LANGUAGE =
-  '(?:english|spanish|french|german|italian|portuguese|dutch|polish|swedish|danish|norwegian|finnish|' +
-  'czech|greek|turkish|russian|ukrainian|romanian|hungarian|arabic|hebrew|hindi|chinese|mandarin|' +
-  'cantonese|japanese|korean|vietnamese|thai|indonesian)';
-/**
- * A language a text is asked in: "in (polite) Japanese", "into German", "to English", or "a Polish
- * version"; not a currency named after a country ("in Japanese yen") nor "in plain English".
- */
-const LANGUAGE_ASKED = new RegExp(
-  `\\b(?:in(?:to)?|to)\\s+(?:(?:polite|formal|informal|casual|simple|natural|business)\\s+)?${LANGUAGE}\\b(?!\\s+(?:yen|yuan|won|baht|rupees?|dong|rupiah|lira|francs?|krona|krone|dollars?|pesos?|reais|zloty|forint|rubles?|hryvnia))|\\b${LANGUAGE}\\s+(?:version|copy|wording)\\b`,
-  'iu',
-);
-/** Other jobs done in a language (speech, dubbing, subtitles, vectors, documents) or a translation already named. */
-const NOT_A_TEXT_TRANSLATION =
-  /\b(?:translat|locali[sz]|dub|subtit|caption|transcri|voice|audio|speech|speak|spoken|tts|aloud|podcast|video|recording|mp3|wav|embed|vector|pdf|docx?|pptx?|file)\w*/i;
-
-/**
- * The query with a translation spelled out where it holds a text (quoted) and names the language it
- * wants it in: "what does 'Wo ist der Bahnhof?' mean in English", "put 'Your order has shipped' into
- * polite Japanese", "Polish version of: '…'" ask to translate, a word they do not write (twenty-first
- * round). Read from the query as written, since its quoted text is left out of the query as asked.
- */
-function withTranslationRead(asked: string, written: string): string {
-  if (!LANGUAGE_ASKED.test(written) || NOT_A_TEXT_TRANSLATION.test(written)) return asked;
-  return quotedValueKinds(written).includes('text') ? `${asked} translate` : asked;
-}
-
-/**
- * Items sorted into classes the query lists: a verb of sorting ("sort", "classify", "route", "tag",
- * "label", "triage", "bucket", "categorise") and, after "into" or "as", two or more classes apart by "/",
- * "," or "or" ("into billing / bug / feature request", "as positive/negative/neutral", "as 'urgent' or
- * 'not urgent'"). The verb stands at most 120 characters before "into" or "as", which bounds the search on
- * a long query.
- */
-const CLASS =
-  "(?:['\"‘“]?[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*(?:\\s+[\\p{L}\\p{N}][\\p{L}\\p{N}'’-]*){0,3}['\"’”]?)";
-const SORTED_INTO_CLASSES = new RegExp(
-  `\\b(?:sort|classif|categori[sz]|bucket|triage|route|routing|tag|label)\\w*\\b[^.?!]{0,120}?\\b(?:into|as)\\s+${CLASS}(?:\\s*(?:/|,|\\bor\\b)\\s*${CLASS})+`,
-  'iu',
-);
-
-/**
- * The query with a classification spelled out where it asks for items sorted into classes it names
- * ("sort support tickets into billing / bug / feature request"): its words (support, billing, refund)
- * are the items' and the classes', and match help desks and payments before a classifier (twenty-first
- * round). Read from the query as written: classes may be quoted.
- */
-function withClassificationRead(asked: string, written: string): string {
-  if (/\bclassif/i.test(written)) return asked;
-  return SORTED_INTO_CLASSES.test(written) ? `${asked} text classification classify categories` : asked;
-}
-
-/**
- * A text asked to sound another way: "make this sound more professional", "make it sound less angry"
- * ("make" at most 80 characters before "sound", which bounds the search on a long query).
- */
-const TONE_ASKED =
-  /\bmake\b[^.?!:;]{0,80}?\bsound\s+(?:more\s+|less\s+|a\s+bit\s+|a\s+little\s+)?\p{L}{3,}/iu;
-
-/**
- * The query with a rewrite spelled out where it holds a text (quoted) and asks that it sound another way
- * ("make this sound more professional before I send it to my boss: 'hey cant make it tmrw'"): a rewrite,
- * a word it does not write, while "sound" matches audio and its other words (boss, landlord, status page)
- * match e-mail and messaging (twenty-first round). Not where the query already says rewrite or asks for
- * speech or audio.
- */
-function withRewriteRead(asked: string, written: string): string {
-  if (
-    !TONE_ASKED.test(written) ||
-    /\b(?:rewrit|rephras|reword|voice|audio|speech|song|music|mp3)/i.test(written)
-  )
-    return asked;
-  return quotedValueKinds(written).includes('text') ? `${asked} rewrite text` : asked;
 }
 
 /** Coins and tokens a query names by their ticker, besides `TOKEN_CODES`: their price is not a stock's. */
@@ -342,7 +278,46 @@ function withAddressHoldingsRead(asked: string, written: string): string {
   return valueKindsOf(written).includes('account') ? `${asked} wallet balance` : asked;
 }
 
-/** The readings of this file, in the order step 0 runs them: each given the query as read so far and as written. */
+/** An IPv4 address (8.8.8.8), not a version number inside a word or a longer dotted run. */
+const IPV4 = /(?<![\p{L}\p{N}.])(?:\d{1,3}\.){3}\d{1,3}(?![\p{L}\p{N}]|\.\d)/u;
+
+/**
+ * The query with an IP geolocation spelled out where it holds an IPv4 address and asks where it is
+ * ("where is 8.8.8.8", "which country and city is 8.8.4.4"): without the word IP, "where is" matches
+ * nothing and "located" a place search (twenty-third round). Not where the query says IP.
+ */
+function withIpLocationRead(asked: string, written: string): string {
+  if (!/\b(?:where\w*|located|location|country|city|geolocat\w*)\b/i.test(written) || /\bip\b/i.test(written))
+    return asked;
+  return IPV4.test(written) ? `${asked} ip geolocation` : asked;
+}
+
+/** A picture described by its look: photorealistic, watercolour, an illustration, a painting, pixel art. */
+const IMAGE_STYLE =
+  /\b(?:photo-?realistic|watercolou?rs?|oil[- ]painting|pixel[- ]art|cartoon|anime|3d[- ]render|digital[- ]art|illustrations?|painting|drawing|sketch)\b/i;
+
+/** A picture of a subject: "picture of a fox", "watercolour of a lighthouse", "illustration options of …". */
+const PICTURE_OF =
+  /\b(?:picture|image|photo|painting|illustration|drawing|watercolou?r|render|sketch|art)s?\s+(?:options\s+)?of\s+(?:a|an|the|two|three|some)?\s*\p{L}/iu;
+
+/**
+ * The query with an image generation spelled out where it describes a picture by its look and subject
+ * ("photorealistic picture of a red fox in fresh snow, 16:9"): its words (fox, snow, dusk) match weather
+ * and photos before a text-to-image model (twenty-third round). Not where it holds an image or a page
+ * (a link, a file, "this photo") or already says text-to-image.
+ */
+function withImageGenerationRead(asked: string, written: string): string {
+  if (!IMAGE_STYLE.test(written) || !PICTURE_OF.test(written)) return asked;
+  if (
+    /https?:\/\/|\.(?:png|jpe?g|gif|webp|pdf)\b|\b(?:this|these|my|their|our|the)\s+(?:photo|image|picture|scan|screenshot)s?\b|\b(?:text-?to-?image|txt2img|screenshot|ocr)\b/i.test(
+      written,
+    )
+  )
+    return asked;
+  return `${asked} generate image text-to-image`;
+}
+
+/** The readings of this file and of tasks-of-a-text.ts, in the order step 0 runs them: each given the query as read so far and as written. */
 export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written: string) => string> = [
   withGeocodingRead,
   withUnitConversionRead,
@@ -355,4 +330,9 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withTimeZoneConversionRead,
   withCoinPriceRead,
   withAddressHoldingsRead,
+  withJsonExtractionRead,
+  withModerationRead,
+  withIpLocationRead,
+  withEntityExtractionRead,
+  withImageGenerationRead,
 ];
