@@ -365,6 +365,7 @@ describe('a worker that stops answering', () => {
     const encoder = new LocalSentenceEncoder({
       workerUrl: new URL('./silent-encoder-worker.mjs', import.meta.url),
       batchDeadlineMs: 300,
+      closeGraceMs: 300,
     });
     try {
       const started = Date.now();

@@ -82,6 +82,8 @@ export interface LocalEncoderOptions {
   /** The worker's script; tests substitute one that never answers. */
   workerUrl?: URL;
   batchDeadlineMs?: number;
+  /** How long a worker told to close may take before it is terminated (CLOSE_GRACE_MS; tests of a silent worker shorten it). */
+  closeGraceMs?: number;
   /** 'fallback' runs each model on its fallback (WebAssembly), as where ONNX Runtime cannot load. */
   engine?: 'fallback';
   /** 'float32' runs the ONNX graphs without their 8-bit projections (tests compare them with the fallbacks). */
@@ -151,6 +153,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   /** The current worker has answered once (its model is loaded). */
   private answered = false;
   private readonly batchDeadlineMs: number;
+  private readonly closeGraceMs: number;
   private readonly workerData: Pick<LocalEncoderOptions, 'engine' | 'onnxRuntime' | 'precision'> & {
     models: Array<[string, number]>;
   };
@@ -161,6 +164,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
   constructor(options: LocalEncoderOptions = {}) {
     this.workerUrl = options.workerUrl ?? new URL('./encoder-worker.mjs', import.meta.url);
     this.batchDeadlineMs = options.batchDeadlineMs ?? BATCH_DEADLINE_MS;
+    this.closeGraceMs = options.closeGraceMs ?? CLOSE_GRACE_MS;
     const { id, models, scale } = LOCAL_MODELS[options.model ?? 'use-lite+minilm'];
     this.id = id;
     this.cosineScale = scale;
@@ -274,7 +278,7 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     this.answered = false;
     this.failedAt = Date.now();
     for (const job of this.takeAllJobs()) job.reject(err);
-    if (!exited) void stopWorker(worker);
+    if (!exited) void stopWorker(worker, this.closeGraceMs);
   }
 
   private takeAllJobs(): Job[] {
@@ -291,23 +295,28 @@ export class LocalSentenceEncoder implements SentenceEncoder {
     const worker = this.worker;
     this.worker = undefined;
     for (const job of this.takeAllJobs()) job.reject(new Error('sentence encoder closed'));
-    if (worker) await stopWorker(worker);
+    if (worker) await stopWorker(worker, this.closeGraceMs);
   }
 }
 
-/** A worker told to close gets this long to finish its run under way before it is terminated. */
-const CLOSE_GRACE_MS = 5_000;
+/**
+ * A worker told to close gets this long to finish its run under way before it is terminated. 5 s was not
+ * enough on a loaded host (twenty-third round: a CI run beside other work aborted with ONNX Runtime's
+ * "terminate called after throwing an instance of 'Napi::Error'" after every test had passed): a model
+ * still loading, or a batch on a starved CPU, can take longer. Only a hung worker waits this long.
+ */
+const CLOSE_GRACE_MS = 30_000;
 
 /**
  * Ends a worker without cutting a model run short: ONNX Runtime aborts the whole process when its thread
  * is terminated mid-run. The worker finishes the text under way and exits; one that does not (hung, or a
- * test's stand-in that ignores messages) is terminated after CLOSE_GRACE_MS.
+ * test's stand-in that ignores messages) is terminated after `graceMs`.
  */
-async function stopWorker(worker: Worker): Promise<void> {
+async function stopWorker(worker: Worker, graceMs: number): Promise<void> {
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.ref(); // an unref'd worker would let the process end before it has
   worker.postMessage({ close: true });
-  const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
+  const timer = setTimeout(() => void worker.terminate(), graceMs);
   await exited;
   clearTimeout(timer);
 }
