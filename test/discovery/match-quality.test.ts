@@ -481,6 +481,7 @@ describe('a text held and its fields asked back as JSON (twenty-third round)', (
         'turn supplier invoices (PDF) into JSON with line items and the total',
         'pull the title and price from https://shop.example.com/p/123 into json',
         'receive inbound emails sent to support@ and forward them to my webhook as json',
+        'give us an email address that turns incoming supplier order emails into JSON',
         'extract vendor and total as JSON from the email text',
         'return the weather for Oslo as json',
       ],
@@ -569,6 +570,28 @@ describe('a picture described by its look and subject (twenty-third round)', () 
         'remove the background of this image of a watercolor',
         'find the work email of Sofia so I can send her my illustration portfolio',
         'text-to-image: a watercolor picture of a fox',
+      ],
+    );
+  });
+});
+
+describe('a coin asked its price on a date (twenty-third round, after its judges)', () => {
+  it('is read as a historical coin price; a range, gas or a stock is not', () => {
+    expectReadAs(
+      [
+        [
+          'what was bitcoin worth on 10 nov 2021',
+          'what was bitcoin worth on 10 nov 2021 historical crypto price on date',
+        ],
+        [
+          'ETH closing price in USD on 2021-11-10, for a tax report',
+          'ETH closing price in USD on 2021-11-10, for a tax report historical crypto price on date',
+        ],
+      ],
+      [
+        'ETH OHLC candles from 2021-11-01 to 2021-11-30',
+        'what was the gas price on 2021-11-10',
+        'apple stock price on 2021-11-10',
       ],
     );
   });
@@ -793,6 +816,17 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-third rounds)
       ],
       query: 'photorealistic picture of a red fox in fresh snow at dusk, 16:9',
       first: 'pixelmint/generate',
+    },
+    {
+      spelled: 'a historical coin price',
+      tag: 'pastcoin',
+      category: 'blockchain',
+      endpoints: [
+        ['coinnow', 'price', 'Coin price: what bitcoin or ether is worth now in USD, with its market cap.'],
+        ['coinpast', 'price-at', 'Historical crypto price of a coin on a past date.'],
+      ],
+      query: 'what was bitcoin worth on 10 nov 2021',
+      first: 'coinpast/price-at',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

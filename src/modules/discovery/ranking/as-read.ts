@@ -10,8 +10,8 @@
 // elsewhere for a time zone conversion, a coin asked its price for a coin price, a 0x address asked
 // what it holds for a wallet balance, a text asked back as JSON fields for an extraction, a text asked
 // whether it is abusive for a moderation, an IPv4 address asked where it is for an IP geolocation, a
-// text asked its people and companies for entity recognition, and a picture described by its look for an
-// image generation: each is spelled out.
+// text asked its people and companies for entity recognition, a picture described by its look for an
+// image generation, and a coin asked its price on a date for a historical price: each is spelled out.
 // What is left is matched, encoded and judged (docs/discovery.md, "Ranking").
 // Quoted spans are read in quoted.ts, the tasks named by what is held in tasks-held.ts, and those asked of
 // a text the query holds in tasks-of-a-text.ts.
@@ -146,7 +146,7 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
  * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion, a
  * translation, a classification, a rewrite, a stock quote, a value's kind, a link's expansion, a time zone
  * conversion, a coin price, a wallet balance, an extraction, a moderation, an IP geolocation, an entity
- * recognition and an image generation spelled out.
+ * recognition, an image generation and a historical coin price spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));

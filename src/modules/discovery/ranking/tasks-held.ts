@@ -7,9 +7,10 @@
 // price for a coin price, a 0x address asked what it holds for a wallet balance, and (twenty-third round) a
 // text asked back as JSON fields for an extraction, a text asked whether it is abusive for a moderation, an
 // IPv4 address asked where it is for an IP geolocation, a text asked its people and companies for entity
-// recognition, and a picture described by its look for an image generation. Each appends the task's words;
-// as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts; the list
-// here runs them all, in the order they were written.
+// recognition, a picture described by its look for an image generation, and a coin asked its price on a
+// date for a historical coin price. Each appends the task's words; as-read.ts runs them after its own
+// readings. Those asked of a text are in tasks-of-a-text.ts; the list here runs them all, in the order
+// they were written.
 import { quotedValueKinds } from './quoted.js';
 import {
   withClassificationRead,
@@ -258,6 +259,26 @@ function withCoinPriceRead(asked: string, written: string): string {
   return coins > 0 ? `${asked} crypto coin price` : asked;
 }
 
+/** A coin's price asked at a time past: "worth", "price", "trading at", "cost", a closing price. */
+const PAST_PRICE_ASKED = /\b(?:worth|price[ds]?|priced|trading\s+at|trade\s+at|cost|closing|close|px)\b/i;
+
+/**
+ * The query with a historical coin price spelled out where it names a coin, asks its price and holds a
+ * calendar date ("what was bitcoin worth on 10 nov 2021", "ETH closing price in USD on 2021-11-10"): the
+ * live price and the coin's other data come first, and the date is in no endpoint's text (twenty-third
+ * round, after its judges). Not where the query asks a range or a chart (candles, OHLC, history).
+ */
+function withPastCoinPriceRead(asked: string, written: string): string {
+  if (
+    !PAST_PRICE_ASKED.test(written) ||
+    /\b(?:candles?|ohlcv?|history|historical|chart|range|between)\b/i.test(written)
+  )
+    return asked;
+  const words = written.toLowerCase().split(/[^\p{L}\p{N}$]+/u);
+  if (!words.some((word) => COINS.has(word.replace(/^\$/, '')))) return asked;
+  return valueKindsOf(written).includes('date') ? `${asked} historical crypto price on date` : asked;
+}
+
 /** What an account holds asked: "how much ETH does 0x… hold", "ETH balance of 0x…", "what tokens are in 0x…". */
 const HOLDINGS_ASKED =
   /\b(?:hold|holds|holding|holdings|held|balances?|bal|sitting\s+in|(?:is|are)\s+in|erc-?20s?|portfolio|net\s+worth)\b/iu;
@@ -335,4 +356,5 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withIpLocationRead,
   withEntityExtractionRead,
   withImageGenerationRead,
+  withPastCoinPriceRead,
 ];

@@ -89,7 +89,7 @@ const TEXT_NAMED =
   /\b(?:e-?mails?|messages?|notes?|brief|clause|signature|transcripts?|text|body|repl(?:y|ies)|letters?|free-text|unstructured)\b/i;
 /** What is not a text the caller holds: a file, an image, a page, a table, search results, inbound mail. */
 const NOT_FROM_A_TEXT =
-  /\b(?:csv|xml|yaml|xlsx?|excel|spreadsheet|pdfs?|jpe?g|png|img|image|photo|scan\w*|receipts?|pages?|site|urls?|google|serp|results|webhook|inbound|forward\w*|extract\w*)\b|https?:\/\//i;
+  /\b(?:csv|xml|yaml|xlsx?|excel|spreadsheet|pdfs?|jpe?g|png|img|image|photo|scan\w*|receipts?|pages?|site|urls?|google|serp|results|webhook|inbound|incoming|forward\w*|extract\w*)\b|https?:\/\//i;
 
 /**
  * The query with an extraction spelled out where it holds a text and asks fields of it back as JSON
