@@ -433,7 +433,7 @@ describe('a coin asked its price and nothing else (twenty-second round)', () => 
       [
         'eth gas price now',
         'SOL balance of 7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU',
-        'ETH price on 2021-11-10',
+        'ETH price chart for 2021',
         'sol usd price, cheapest source pls',
         'rice price in usd',
       ],
