@@ -299,9 +299,6 @@ function withAddressHoldingsRead(asked: string, written: string): string {
   return valueKindsOf(written).includes('account') ? `${asked} wallet balance` : asked;
 }
 
-/** An IPv4 address (8.8.8.8), not a version number inside a word or a longer dotted run. */
-const IPV4 = /(?<![\p{L}\p{N}.])(?:\d{1,3}\.){3}\d{1,3}(?![\p{L}\p{N}]|\.\d)/u;
-
 /**
  * The query with an IP geolocation spelled out where it holds an IPv4 address and asks where it is
  * ("where is 8.8.8.8", "which country and city is 8.8.4.4"): without the word IP, "where is" matches
@@ -310,7 +307,8 @@ const IPV4 = /(?<![\p{L}\p{N}.])(?:\d{1,3}\.){3}\d{1,3}(?![\p{L}\p{N}]|\.\d)/u;
 function withIpLocationRead(asked: string, written: string): string {
   if (!/\b(?:where\w*|located|location|country|city|geolocat\w*)\b/i.test(written) || /\bip\b/i.test(written))
     return asked;
-  return IPV4.test(written) ? `${asked} ip geolocation` : asked;
+  // The address is read as the value kinds read it (an `ip`), only where its place is asked.
+  return valueKindsOf(written).includes('ip') ? `${asked} ip geolocation` : asked;
 }
 
 /** A picture described by its look: photorealistic, watercolour, an illustration, a painting, pixel art. */

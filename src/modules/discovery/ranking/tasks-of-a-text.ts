@@ -5,6 +5,11 @@
 // its list.
 import { quotedValueKinds } from './quoted.js';
 
+/** Whether the query quotes a text (a sentence, a message) rather than only values: the text each task is asked of. */
+function quotesText(written: string): boolean {
+  return quotedValueKinds(written).includes('text');
+}
+
 /** Languages a text is asked in, as a query names them. */
 const LANGUAGE =
   '(?:english|spanish|french|german|italian|portuguese|dutch|polish|swedish|danish|norwegian|finnish|' +
@@ -30,7 +35,7 @@ const NOT_A_TEXT_TRANSLATION =
  */
 export function withTranslationRead(asked: string, written: string): string {
   if (!LANGUAGE_ASKED.test(written) || NOT_A_TEXT_TRANSLATION.test(written)) return asked;
-  return quotedValueKinds(written).includes('text') ? `${asked} translate` : asked;
+  return quotesText(written) ? `${asked} translate` : asked;
 }
 
 /**
@@ -78,7 +83,7 @@ export function withRewriteRead(asked: string, written: string): string {
     /\b(?:rewrit|rephras|reword|voice|audio|speech|song|music|mp3)/i.test(written)
   )
     return asked;
-  return quotedValueKinds(written).includes('text') ? `${asked} rewrite text` : asked;
+  return quotesText(written) ? `${asked} rewrite text` : asked;
 }
 
 /** Fields asked back as JSON: "into JSON", "as json", "JSON with …", or a list of fields in braces ("{name, order_id}"). */
@@ -100,9 +105,7 @@ const NOT_FROM_A_TEXT =
  */
 export function withJsonExtractionRead(asked: string, written: string): string {
   if (!JSON_FIELDS_ASKED.test(written) || NOT_FROM_A_TEXT.test(written)) return asked;
-  return TEXT_NAMED.test(written) || quotedValueKinds(written).includes('text')
-    ? `${asked} extract structured data json`
-    : asked;
+  return TEXT_NAMED.test(written) || quotesText(written) ? `${asked} extract structured data json` : asked;
 }
 
 /** A text judged for abuse: toxic, abusive, hateful, harassing, offensive, insulting, to be blocked or hidden. */
@@ -117,7 +120,7 @@ const ABUSE_ASKED =
  */
 export function withModerationRead(asked: string, written: string): string {
   if (!ABUSE_ASKED.test(written) || /\bmoderat/i.test(written)) return asked;
-  return quotedValueKinds(written).includes('text') ? `${asked} content moderation toxicity` : asked;
+  return quotesText(written) ? `${asked} content moderation toxicity` : asked;
 }
 
 /** Kinds of named entity a query lists: people, companies and organisations, places. */
@@ -143,7 +146,7 @@ export function withEntityExtractionRead(asked: string, written: string): string
     return asked;
   if (/\b(?:entit\w*|ner|mask\w*|redact\w*|black\s+out|blank\s+out|anonymi\w*)\b/i.test(written))
     return asked;
-  return ENTITY_TEXT_NAMED.test(written) || quotedValueKinds(written).includes('text')
+  return ENTITY_TEXT_NAMED.test(written) || quotesText(written)
     ? `${asked} named entity recognition extract entities`
     : asked;
 }
