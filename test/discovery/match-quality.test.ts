@@ -597,7 +597,91 @@ describe('a coin asked its price on a date (twenty-third round, after its judges
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to twenty-third rounds)', () => {
+describe('a text asked boiled down in its own words (twenty-fourth round)', () => {
+  it('is read as a summary; a query that says summary or another use of the words is not', () => {
+    expectReadAs(
+      [
+        [
+          'tl;dr this 8-page supplier contract into 5 bullet points',
+          'tl;dr this 8-page supplier contract into 5 bullet points summarize summary',
+        ],
+        ['boil the text down to what matters', 'boil the text down to what matters summarize summary'],
+        [
+          'Condense this 40-page board meeting transcript into five bullet points for the CEO.',
+          'Condense this 40-page board meeting transcript into five bullet points for the CEO. summarize summary',
+        ],
+      ],
+      [
+        'summarize this article in 3 bullets: https://example.org/story',
+        'how long to boil an egg',
+        'key rotation for our KMS points',
+      ],
+    );
+  });
+});
+
+describe('code asked in a programming language (twenty-fourth round)', () => {
+  it('is read as a code generation; code held to review, fix or explain is not', () => {
+    expectReadAs(
+      [
+        [
+          'write a python function that parses ISO 8601 durations like P3DT4H',
+          'write a python function that parses ISO 8601 durations like P3DT4H code generation generate code',
+        ],
+        [
+          'give me a Postgres query for the top 5 customers by revenue',
+          'give me a Postgres query for the top 5 customers by revenue code generation generate code',
+        ],
+      ],
+      [
+        'fix this python function: def f(x): return x +',
+        'explain this SQL query to me',
+        'I need to go for a run, weather in Oslo?',
+        'write a java coffee review for my blog',
+      ],
+    );
+  });
+});
+
+describe('an amount of money asked in another currency (twenty-fourth round)', () => {
+  it('is read as a currency conversion; tokens, a refund or a query that says convert is not', () => {
+    expectReadAs(
+      [
+        ['250 EUR in JPY', '250 EUR in JPY currency conversion exchange rate'],
+        [
+          'Supplier invoice is 2,450 CAD. How much is that in euros today?',
+          'Supplier invoice is 2,450 CAD. How much is that in euros today? currency conversion exchange rate',
+        ],
+      ],
+      [
+        'convert 250 EUR to JPY',
+        "refund $49 to the customer's visa card",
+        'what is 2 ETH worth in USD',
+        'pay the 250 EUR invoice by card',
+      ],
+    );
+  });
+});
+
+describe('a mailing list asked rid of its dead and fake addresses (twenty-fourth round)', () => {
+  it('is read as a bulk e-mail verification; a bounce asked about or a list verified already is not', () => {
+    expectReadAs(
+      [
+        [
+          'We are about to send a campaign to 40k contacts. Remove the dead and fake addresses from the list first.',
+          'We are about to send a campaign to 40k contacts. Remove the dead and fake addresses from the list first. bulk email verification verify',
+        ],
+      ],
+      [
+        'did the email I sent to bob@example.com bounce?',
+        'verify a list of 8,000 emails and drop the ones that bounce',
+        'remove dead links from my blog posts',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to twenty-fourth rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -827,6 +911,55 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-third rounds)
       ],
       query: 'what was bitcoin worth on 10 nov 2021',
       first: 'coinpast/price-at',
+    },
+    {
+      spelled: 'a summary',
+      tag: 'boileddown',
+      category: 'ai_ml',
+      endpoints: [
+        ['clauseiq', 'review', 'Contract review: flag risky clauses in a supplier contract or agreement.'],
+        ['briefly', 'summarize', 'Summarize a long text into a short summary.'],
+      ],
+      query: 'tl;dr this 8-page supplier contract into 5 bullet points',
+      first: 'briefly/summarize',
+    },
+    {
+      spelled: 'a code generation',
+      tag: 'codeasked',
+      category: 'ai_ml',
+      endpoints: [
+        ['crmly', 'customer', 'CRM: look up a customer record and its revenue by customer id.'],
+        [
+          'codesmith',
+          'generate',
+          'Code generation: generate code or a SQL query from a description of what it should do.',
+        ],
+      ],
+      query: 'give me a Postgres query for the top 5 customers by revenue',
+      first: 'codesmith/generate',
+    },
+    {
+      spelled: 'a currency conversion',
+      tag: 'moneyin',
+      category: 'data_intelligence',
+      endpoints: [
+        ['yenwatch', 'index', 'Japan market index: the Nikkei in JPY and the EUR price of Japanese stocks.'],
+        ['fxpoint', 'convert', 'Currency conversion of an amount at the exchange rate of today.'],
+      ],
+      query: '250 EUR in JPY',
+      first: 'fxpoint/convert',
+    },
+    {
+      spelled: 'a bulk e-mail verification',
+      tag: 'listclean',
+      category: 'communication',
+      endpoints: [
+        ['blastmail', 'campaign', 'Send an e-mail campaign or newsletter to a list of contacts.'],
+        ['mailproof', 'bulk', 'Bulk email verification: verify a list of addresses.'],
+      ],
+      query:
+        'We are about to send a campaign to 40k contacts. Remove the dead and fake addresses from the list first.',
+      first: 'mailproof/bulk',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

@@ -146,7 +146,8 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
  * news topic, with a channel verb's request, a swap, a flight number, a geocoding, a unit conversion, a
  * translation, a classification, a rewrite, a stock quote, a value's kind, a link's expansion, a time zone
  * conversion, a coin price, a wallet balance, an extraction, a moderation, an IP geolocation, an entity
- * recognition, an image generation and a historical coin price spelled out.
+ * recognition, an image generation, a historical coin price, a summary, a code generation, a currency
+ * conversion and a bulk e-mail verification spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));

@@ -8,10 +8,12 @@
 // text asked back as JSON fields for an extraction, a text asked whether it is abusive for a moderation, an
 // IPv4 address asked where it is for an IP geolocation, a text asked its people and companies for entity
 // recognition, a picture described by its look for an image generation, and a coin asked its price on a
-// date for a historical coin price. Each appends the task's words; as-read.ts runs them after its own
-// readings. Those asked of a text are in tasks-of-a-text.ts; the list here runs them all, in the order
-// they were written.
+// date for a historical coin price, and (twenty-fourth round) an amount of money asked in another currency
+// for a currency conversion. Each appends the task's words; as-read.ts runs them after its own readings.
+// Those asked of a text are in tasks-of-a-text.ts, those asked in the query's own words (a summary, code,
+// a mailing list cleaned) in tasks-asked.ts; the list here runs them all, in the order they were written.
 import { quotedValueKinds } from './quoted.js';
+import { withCodeGenerationRead, withListCleaningRead, withSummaryRead } from './tasks-asked.js';
 import {
   withClassificationRead,
   withEntityExtractionRead,
@@ -68,6 +70,29 @@ const UNIT_CONVERSION = new RegExp(
 function withUnitConversionRead(query: string): string {
   if (/\bconver/i.test(query)) return query;
   return UNIT_CONVERSION.test(query) ? `${query} convert units` : query;
+}
+
+/** Currencies of money (not tokens: an amount of tokens asked in another is a swap, read in as-read.ts). */
+const FIAT_CODES = 'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln';
+const FIAT_WORDS = 'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|kronor|kroner|zloty|złoty';
+/**
+ * An amount of money asked in another currency: "250 EUR in JPY", "2,500 CHF in yen at todays rate?",
+ * "$1,200 to GBP", "2,450 CAD. How much is that in euros today?" (the currency asked at most 60
+ * characters after the amount, which bounds the search on a long query).
+ */
+const MONEY_IN_ANOTHER_CURRENCY = new RegExp(
+  `(?:[$€£¥₹]\\s?\\d|\\b\\d[\\d,.]*\\s?(?:${FIAT_CODES})\\b)[^?!]{0,60}?\\b(?:in|to|into)\\s+(?:${FIAT_CODES}|${FIAT_WORDS})\\b`,
+  'iu',
+);
+
+/**
+ * The query with a currency conversion spelled out where it holds an amount of money and asks it in another
+ * currency (twenty-fourth round): "250 EUR in JPY" writes neither convert nor exchange rate, and its words
+ * are only the currencies'. Not where it already says convert or exchange.
+ */
+function withCurrencyConversionRead(asked: string, written: string): string {
+  if (/\b(?:conver|exchang|forex|fx)/i.test(written)) return asked;
+  return MONEY_IN_ANOTHER_CURRENCY.test(written) ? `${asked} currency conversion exchange rate` : asked;
 }
 
 /** Coins and tokens a query names by their ticker, besides `TOKEN_CODES`: their price is not a stock's. */
@@ -355,4 +380,8 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withEntityExtractionRead,
   withImageGenerationRead,
   withPastCoinPriceRead,
+  withSummaryRead,
+  withCodeGenerationRead,
+  withCurrencyConversionRead,
+  withListCleaningRead,
 ];
