@@ -545,7 +545,7 @@ describe('a text held and asked its people, companies or places (twenty-third ro
       [
         'list the companies mentioned in this press release',
         'what are people saying about our brand on reddit',
-        'mask names, emails and companies in these transcripts',
+        'mask the people and companies named in these transcripts',
         'book a table for 4 at an italian place in Lisbon',
       ],
     );
@@ -681,7 +681,61 @@ describe('a mailing list asked rid of its dead and fake addresses (twenty-fourth
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to twenty-fourth rounds)', () => {
+describe('personal data asked out of a text (twenty-fifth round)', () => {
+  it('is read as a PII redaction; one kind, another use of the verbs or a query that says redact is not', () => {
+    expectReadAs(
+      [
+        [
+          'strip names, emails and SSNs out of support tickets before they go to a third-party LLM',
+          'strip names, emails and SSNs out of support tickets before they go to a third-party LLM pii redaction redact personal data',
+        ],
+      ],
+      [
+        'redact emails and phone numbers from chat logs',
+        'hide my phone number from my public profile',
+        'remove duplicate names from my contact list',
+      ],
+    );
+  });
+});
+
+describe('an e-mail address asked whether it is real (twenty-fifth round)', () => {
+  it('is read as an e-mail verification; mail already sent, two addresses or a query that says verify is not', () => {
+    expectReadAs(
+      [
+        [
+          'is mark@example.org a real inbox? dont want my newsletter to bounce',
+          'is mark@example.org a real inbox? dont want my newsletter to bounce email verification verify',
+        ],
+      ],
+      [
+        'did my email to ops@meridianfund.com bounce?',
+        'verify bob@acme.com before signup',
+        'are alice@acme.com and bob@acme.com real inboxes?',
+      ],
+    );
+  });
+});
+
+describe("a search engine's results asked for (twenty-fifth round)", () => {
+  it('is read as a web search; search volumes, another Google product or a query that says web search is not', () => {
+    expectReadAs(
+      [
+        [
+          'top google results for best bookkeeping software for freelancers uk',
+          'top google results for best bookkeeping software for freelancers uk web search serp',
+        ],
+      ],
+      [
+        'monthly google search volume for air fryer',
+        'append a row to a google sheet',
+        'web search: google results for best crm',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to twenty-fifth rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -960,6 +1014,40 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-fourth rounds
       query:
         'We are about to send a campaign to 40k contacts. Remove the dead and fake addresses from the list first.',
       first: 'mailproof/bulk',
+    },
+    {
+      spelled: 'a PII redaction',
+      tag: 'piiout',
+      category: 'ai_ml',
+      endpoints: [
+        ['ticketdesk', 'tickets', 'Support desk: create and list customer support tickets.'],
+        ['privguard', 'redact', 'Redact personal data from a text before it is stored.'],
+      ],
+      query: 'scrub emails and phone numbers out of support tickets before they go to an llm',
+      first: 'privguard/redact',
+    },
+    {
+      spelled: 'an e-mail verification',
+      tag: 'realinbox',
+      category: 'communication',
+      endpoints: [
+        ['mailsend', 'send', 'Send an email: a contract, an invoice or a newsletter to an address.'],
+        ['mailcheck', 'verify', 'Email verification: verify an address.'],
+      ],
+      query:
+        'About to send a contract to kevin@gmial.com. Is that address actually deliverable, or is it a typo?',
+      first: 'mailcheck/verify',
+    },
+    {
+      spelled: 'a web search',
+      tag: 'serpasked',
+      category: 'data_intelligence',
+      endpoints: [
+        ['bookly', 'expenses', 'Bookkeeping: track the expenses and invoices of freelancers.'],
+        ['serpy', 'search', 'Web search API: SERP results as JSON.'],
+      ],
+      query: 'top google results for best bookkeeping software for freelancers uk',
+      first: 'serpy/search',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

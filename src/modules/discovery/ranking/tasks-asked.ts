@@ -2,7 +2,10 @@
 // (twenty-fourth round): a text asked boiled down ("tl;dr", "condense", "the gist", "key points") for a
 // summary, and code asked in a programming language ("a python function that …", "a Postgres query for …")
 // for a code generation, and a mailing list asked rid of its dead and fake addresses for a bulk e-mail
-// verification. Each appends the task's words; tasks-held.ts runs them in its list.
+// verification; (twenty-fifth round) personal data asked out of a text for a PII redaction, and an
+// e-mail address asked whether it is real for an e-mail verification, and a search engine's results asked
+// for a web search. Each appends the task's words;
+// tasks-held.ts runs them in its list.
 
 /**
  * A text asked shorter without the word summary: "tl;dr", "boil it down", "condense", "the gist",
@@ -49,6 +52,8 @@ export function withCodeGenerationRead(asked: string, written: string): string {
   return `${asked} code generation generate code`;
 }
 
+import { valueKindOf } from './value-kinds.js';
+
 /** Addresses to send to, many: a list, a newsletter or a campaign, e-mails, mailboxes, leads, sign-ups. */
 const MAILING_LIST =
   /\b(?:e-?mails|mailbox(?:es)?|addresses|adresses|newsletter|campaign|leads|sign-?ups|subscribers)\b/i;
@@ -68,4 +73,68 @@ export function withListCleaningRead(asked: string, written: string): string {
   if (!DEAD_OR_FAKE.test(written) || !WEEDED_OUT.test(written) || !MAILING_LIST.test(written)) return asked;
   if (/\b(?:verif|valid)/i.test(written)) return asked;
   return `${asked} bulk email verification verify`;
+}
+
+/** A verb of taking out: strip, scrub, remove, mask, hide, redact, black out, blank out, anonymise, take out. */
+const TAKEN_OUT =
+  /\b(?:strip|scrub|remove|mask|hide|redact|black\s+out|blank\s+out|anonymi[sz]e|take\s+out)\b/i;
+/** Kinds of personal data a query lists: names, e-mails, phone numbers, SSNs, card and bank numbers, addresses, birth dates. */
+const PERSONAL_DATA = [
+  /\b(?:customer\s+|people's\s+|person\s+)?names\b/i,
+  /\b(?:e-?mails?|email\s+addresses)\b/i,
+  /\b(?:phone|mobile)\s*(?:numbers?|nums?|nos?|#s?)?\b/i,
+  /\bssns?\b|\bsocial\s+security\b/i,
+  /\b(?:credit\s+)?card\s+(?:numbers?|nums?|nos?)\b|\bibans?\b|\bbank\s+account/i,
+  /\b(?:home|postal|street)\s+addresses\b|\bdates?\s+of\s+birth\b|\bdobs?\b/i,
+];
+
+/**
+ * The query with a PII redaction spelled out where it asks two kinds of personal data or more taken out
+ * of a text ("strip names, emails and SSNs out of support tickets before they go to an LLM", "scrub
+ * emails + phone #s out of chat logs"): its words (emails, phone, tickets, card) match e-mail checkers,
+ * phone lookups and help desks before a redactor. Not where it already says PII, redact or anonymise.
+ */
+export function withPersonalDataRedactionRead(asked: string, written: string): string {
+  if (!TAKEN_OUT.test(written)) return asked;
+  if (/\b(?:pii|redact\w*|anonymi\w*|pseudonymi\w*)\b/i.test(written)) return asked;
+  return PERSONAL_DATA.filter((kind) => kind.test(written)).length >= 2
+    ? `${asked} pii redaction redact personal data`
+    : asked;
+}
+
+/** An address asked whether it is real: deliverable, real, exists, legit, a burner or throwaway, will bounce, a typo. */
+const REAL_ADDRESS_ASKED =
+  /\b(?:deliverable|undeliverable|real|exists?|legit|burner|throwaway|disposable|bounce|typo)\b/i;
+/** What asks about mail sent, not an address: did it bounce, was it delivered or opened, events. */
+const MAIL_SENT_ASKED =
+  /\b(?:did|was|were|has|have|which)\b[^?!]{0,60}\b(?:bounce\w*|deliver\w*|open\w*)|\b(?:events?|opened|message\s+id)\b/i;
+
+/**
+ * The query with an e-mail verification spelled out where it holds one e-mail address and asks whether it
+ * is real ("About to send a contract to kevin@gmial.com. Is that address actually deliverable, or is it a
+ * typo?"): its other words (send, contract, newsletter, invoice) match e-mail senders before a verifier.
+ * Not where it asks about mail already sent (did it bounce, was it opened), or already says verify or
+ * validate.
+ */
+export function withAddressVerificationRead(asked: string, written: string): string {
+  if (!REAL_ADDRESS_ASKED.test(written) || MAIL_SENT_ASKED.test(written)) return asked;
+  if (/\b(?:verif|valid)/i.test(written)) return asked;
+  const emails = written.split(/\s+/).filter((token) => valueKindOf(token.toLowerCase()) === 'email');
+  return emails.length === 1 ? `${asked} email verification verify` : asked;
+}
+
+/** A search engine's results asked for: "google results for …", "top 10 Google organic results", "bing serp". */
+const SEARCH_RESULTS_ASKED =
+  /\b(?:google|bing|duckduckgo)(?:-?(?:like|style))?\b[^.?!]{0,20}?\b(?:results?|serps?|hits|links)\b/i;
+
+/**
+ * The query with a web search spelled out where it asks a search engine's results ("top google results for
+ * best bookkeeping software for freelancers uk"): what is searched for (bookkeeping, running shoes, a CRM)
+ * is the payload, and matches those endpoints before a search API. Not where it asks search volumes,
+ * keyword data, trends or ads, or already says web search.
+ */
+export function withWebSearchRead(asked: string, written: string): string {
+  if (!SEARCH_RESULTS_ASKED.test(written)) return asked;
+  if (/\b(?:volumes?|cpc|keywords?|trends?|ads|web\s+search)\b/i.test(written)) return asked;
+  return `${asked} web search serp`;
 }

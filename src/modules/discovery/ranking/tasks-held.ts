@@ -13,7 +13,14 @@
 // Those asked of a text are in tasks-of-a-text.ts, those asked in the query's own words (a summary, code,
 // a mailing list cleaned) in tasks-asked.ts; the list here runs them all, in the order they were written.
 import { quotedValueKinds } from './quoted.js';
-import { withCodeGenerationRead, withListCleaningRead, withSummaryRead } from './tasks-asked.js';
+import {
+  withAddressVerificationRead,
+  withCodeGenerationRead,
+  withListCleaningRead,
+  withPersonalDataRedactionRead,
+  withSummaryRead,
+  withWebSearchRead,
+} from './tasks-asked.js';
 import {
   withClassificationRead,
   withEntityExtractionRead,
@@ -384,4 +391,7 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withCodeGenerationRead,
   withCurrencyConversionRead,
   withListCleaningRead,
+  withPersonalDataRedactionRead,
+  withAddressVerificationRead,
+  withWebSearchRead,
 ];
