@@ -1,11 +1,11 @@
-// Ranking step 0's readings of a task the query asks in its own words rather than by the task's name
-// (twenty-fourth round): a text asked boiled down ("tl;dr", "condense", "the gist", "key points") for a
-// summary, and code asked in a programming language ("a python function that …", "a Postgres query for …")
-// for a code generation, and a mailing list asked rid of its dead and fake addresses for a bulk e-mail
-// verification; (twenty-fifth round) personal data asked out of a text for a PII redaction, and an
-// e-mail address asked whether it is real for an e-mail verification, and a search engine's results asked
-// for a web search. Each appends the task's words;
-// tasks-held.ts runs them in its list.
+// Ranking step 0's readings of a task the query asks in its own words rather than by the task's name.
+// Twenty-fourth round: a text asked boiled down ("tl;dr", "condense", "the gist", "key points") for a
+// summary, code asked in a programming language ("a python function that …", "a Postgres query for …") for
+// a code generation, a mailing list asked rid of its dead and fake addresses for a bulk e-mail
+// verification. Twenty-fifth round: personal data asked out of a text for a PII redaction, an e-mail
+// address asked whether it is real for an e-mail verification, a search engine's results asked for a web
+// search. Each appends the task's words; tasks-held.ts runs them in its list.
+import { valueKindOf } from './value-kinds.js';
 
 /**
  * A text asked shorter without the word summary: "tl;dr", "boil it down", "condense", "the gist",
@@ -52,9 +52,7 @@ export function withCodeGenerationRead(asked: string, written: string): string {
   return `${asked} code generation generate code`;
 }
 
-import { valueKindOf } from './value-kinds.js';
-
-/** Addresses to send to, many: a list, a newsletter or a campaign, e-mails, mailboxes, leads, sign-ups. */
+/** Addresses to send to, many: e-mails, mailboxes, addresses, a newsletter or a campaign, leads, sign-ups. */
 const MAILING_LIST =
   /\b(?:e-?mails|mailbox(?:es)?|addresses|adresses|newsletter|campaign|leads|sign-?ups|subscribers)\b/i;
 /** A verb of weeding out: remove, weed out, drop, throw out, get rid of, clean, scrub, prune, purge. */
