@@ -735,7 +735,51 @@ describe("a search engine's results asked for (twenty-fifth round)", () => {
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to twenty-fifth rounds)', () => {
+describe('a transaction hash asked whether it went through (twenty-sixth round)', () => {
+  it('is read as a transaction status; a query that names the transaction or decodes it is not', () => {
+    expectReadAs(
+      [
+        [
+          'Customer swears they paid. Has 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 gone through?',
+          'Customer swears they paid. Has 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 gone through? transaction status',
+        ],
+      ],
+      [
+        'did tx 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 succeed or revert?',
+        'decode 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 and tell me if it failed',
+        'what is 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060',
+      ],
+    );
+  });
+});
+
+describe('a site asked whether it is down (twenty-sixth round)', () => {
+  it('is read as an uptime check; an outage to page someone about, a price or a renewal is not', () => {
+    expectReadAs(
+      [
+        ['is mysite.com down or is it just me', 'is mysite.com down or is it just me website uptime check'],
+        ['site not loading for me, is it down?', 'site not loading for me, is it down? website uptime check'],
+      ],
+      [
+        'page whoever is on call: prod database is down',
+        'EV at 52.5200,13.4050 is down to 12% battery, find a charger',
+        'when is stripe.com up for renewal',
+        'is NVDA up or down today?',
+      ],
+    );
+  });
+});
+
+describe('a flight number written with a space (twenty-sixth round)', () => {
+  it('is read as a flight where the query asks what a flight is asked; other codes are not', () => {
+    expectReadAs(
+      [['is UA 857 SFO to PVG on time today?', 'is UA 857 flight SFO to PVG on time today?']],
+      ['US 2024 election results on time', 'ship to CA 9410 today', 'is LH 902 a good seat'],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to twenty-sixth rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -1048,6 +1092,29 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-fifth rounds)
       ],
       query: 'top google results for best bookkeeping software for freelancers uk',
       first: 'serpy/search',
+    },
+    {
+      spelled: 'a transaction status',
+      tag: 'wentthrough',
+      category: 'blockchain',
+      endpoints: [
+        ['billpad', 'paid', 'Invoices: see whether a customer has paid.'],
+        ['txtrail', 'status', 'Transaction status: confirmations of a chain transaction.'],
+      ],
+      query:
+        'Customer swears they paid. Has 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 gone through?',
+      first: 'txtrail/status',
+    },
+    {
+      spelled: 'an uptime check',
+      tag: 'sitedown',
+      category: 'utility',
+      endpoints: [
+        ['justmesite', 'build', 'Site builder: make mysite.com or any site.'],
+        ['pingly', 'check', 'Website uptime check from many regions.'],
+      ],
+      query: 'is mysite.com down or is it just me',
+      first: 'pingly/check',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

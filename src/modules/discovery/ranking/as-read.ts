@@ -127,8 +127,21 @@ const FLIGHT_NUMBER =
  */
 function withFlightNumberRead(query: string): string {
   if (/\bflights?\b/i.test(query)) return query;
-  return query.replace(FLIGHT_NUMBER, '$& flight');
+  const read = query.replace(FLIGHT_NUMBER, '$& flight');
+  if (read !== query || !FLIGHT_ASKED.test(query)) return read;
+  return query.replace(SPACED_FLIGHT_NUMBER, '$& flight');
 }
+
+/**
+ * A flight number written with a space ("UA 857", "LH 902"), read only where the query asks what a flight
+ * is asked (twenty-sixth round): two capitals and a number stand for many other things ("US 2024", "CA
+ * 94105").
+ */
+const SPACED_FLIGHT_NUMBER =
+  /(?<![\p{L}\p{N}])(?!(?:FY|UN|HS|PM|CO|NO|SO|ID|SN|GB|MB|KB|TB|EU|BM|NW|SW|SE|NE|EC|WC|LS|CV|OP|US|UK)\s)[A-Z]{2}\s\d{2,4}(?![\p{L}\p{N}]|[.,]\d|\s\d)/u;
+/** What is asked of a flight: on time, delayed, landed, departed, arrived, its gate, boarding, cancelled. */
+const FLIGHT_ASKED =
+  /\b(?:on\s+time|delay\w*|land\w*|depart\w*|arriv\w*|gate|boarding|take\s+off|took\s+off|cancel+ed)\b/i;
 
 /**
  * What step 0 spells out, in this order: each reading is given the query as read so far and as written

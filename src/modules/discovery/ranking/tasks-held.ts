@@ -102,6 +102,54 @@ function withCurrencyConversionRead(asked: string, written: string): string {
   return MONEY_IN_ANOTHER_CURRENCY.test(written) ? `${asked} currency conversion exchange rate` : asked;
 }
 
+/** A transaction hash held: 0x and 64 hex digits. */
+const TRANSACTION_HASH = /\b0x[0-9a-f]{64}\b/i;
+/** A transaction asked whether it went through: gone / went through, landed, confirmed, succeeded, failed, pending, stuck. */
+const WENT_THROUGH_ASKED =
+  /\b(?:gone|go|went|going)\s+through\b|\b(?:land(?:ed)?|confirm(?:ed)?|succe(?:ed|eded)|fail(?:ed)?|pending|stuck|mined|clear(?:ed)?|settled|revert(?:ed)?)\b/i;
+
+/**
+ * The query with a transaction status spelled out where it holds a transaction hash and asks whether it
+ * went through, without naming a transaction ("Customer swears they paid. Has 0x5c50… gone through?"):
+ * its words (paid, customer) match invoicing and payments before a chain's transaction lookup
+ * (twenty-sixth round). Not where it says tx, transaction, hash, receipt or decode.
+ */
+function withTransactionStatusRead(asked: string, written: string): string {
+  if (!TRANSACTION_HASH.test(written) || !WENT_THROUGH_ASKED.test(written)) return asked;
+  if (/\b(?:tx|txn|txid|transactions?|hash|receipt|decode)\b/i.test(written)) return asked;
+  return `${asked} transaction status`;
+}
+
+/** A site held or named: a URL, a domain, "my site", "the shop site", "our app", "the API". */
+const SITE =
+  '(?:https?://\\S+|[\\w-]+(?:\\.[\\w-]+)*\\.[a-z][a-z0-9-]*|(?:my|our|the|this|your)\\s+(?:shop\\s+|web\\s*)?(?:site|website|webpage|page|app|api|server|shop|store))';
+/**
+ * A site asked whether it is down or up: "is mysite.com down", "is my site https://… down or just me",
+ * "my website is down", "is it down?" (at most 40 characters between the site and the word, which bounds
+ * the search on a long query).
+ */
+const SITE_DOWN_ASKED = new RegExp(
+  `\\b(?:is|are)\\s+${SITE}[^?!]{0,40}?\\s(?:down|up)\\b|${SITE}\\s+(?:is|are)\\s+(?:\\w+\\s+)?(?:down|up)\\b|\\bis\\s+it\\s+down\\b`,
+  'i',
+);
+
+/**
+ * The query with an uptime check spelled out where it asks whether a site is down ("is mysite.com down or
+ * is it just me", "site not loading for me, is it down?"): only the site is named, and its words match
+ * whatever the site is about (twenty-sixth round). Not a price up or down, a domain up for renewal, an
+ * outage to page someone about, or where the query says uptime, status page or ping.
+ */
+function withSiteDownRead(asked: string, written: string): string {
+  if (!SITE_DOWN_ASKED.test(written)) return asked;
+  if (
+    /\b(?:uptime|status\s+page|ping|renewal|price|trading|stocks?|shares?|market|on-?call|whoever|escalat\w*|wake)\b/i.test(
+      written,
+    )
+  )
+    return asked;
+  return `${asked} website uptime check`;
+}
+
 /** Coins and tokens a query names by their ticker, besides `TOKEN_CODES`: their price is not a stock's. */
 const COIN_TICKERS = new Set(
   `${TOKEN_CODES}|doge|shib|pepe|xrp|ada|dot|link|ltc|trx|ton|near|apt|sui|uni|aave|mkr|arb|op|atom|xlm|bch|etc|fil|icp|inj|jup|wif|bonk|gas|gwei|sats`.split(
@@ -394,4 +442,6 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withPersonalDataRedactionRead,
   withAddressVerificationRead,
   withWebSearchRead,
+  withTransactionStatusRead,
+  withSiteDownRead,
 ];
