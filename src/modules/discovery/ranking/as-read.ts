@@ -160,8 +160,8 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
  * translation, a classification, a rewrite, a stock quote, a value's kind, a link's expansion, a time zone
  * conversion, a coin price, a wallet balance, an extraction, a moderation, an IP geolocation, an entity
  * recognition, an image generation, a historical coin price, a summary, a code generation, a currency
- * conversion, a bulk e-mail verification, a PII redaction, an e-mail verification and a web search spelled
- * out.
+ * conversion, a bulk e-mail verification, a PII redaction, an e-mail verification, a web search, a
+ * transaction status and an uptime check spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));

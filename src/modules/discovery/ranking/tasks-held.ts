@@ -9,8 +9,9 @@
 // IPv4 address asked where it is for an IP geolocation, a text asked its people and companies for entity
 // recognition, a picture described by its look for an image generation, and a coin asked its price on a
 // date for a historical coin price, and (twenty-fourth round) an amount of money asked in another currency
-// for a currency conversion. Each appends the task's words; as-read.ts runs them after its own readings.
-// Those asked of a text are in tasks-of-a-text.ts, those asked in the query's own words (a summary, code,
+// for a currency conversion, and (twenty-sixth round) a transaction hash asked whether it went through for
+// a transaction status and a site asked whether it is down for an uptime check. Each appends the task's
+// words; as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts, those asked in the query's own words (a summary, code,
 // a mailing list cleaned) in tasks-asked.ts; the list here runs them all, in the order they were written.
 import { quotedValueKinds } from './quoted.js';
 import {
@@ -120,9 +121,12 @@ function withTransactionStatusRead(asked: string, written: string): string {
   return `${asked} transaction status`;
 }
 
-/** A site held or named: a URL, a domain, "my site", "the shop site", "our app", "the API". */
+/**
+ * A site held or named: a URL, a domain (from a token's start, its parts bounded, so that a long token costs
+ * no more than a short one), "my site", "the shop site", "our app", "the API".
+ */
 const SITE =
-  '(?:https?://\\S+|[\\w-]+(?:\\.[\\w-]+)*\\.[a-z][a-z0-9-]*|(?:my|our|the|this|your)\\s+(?:shop\\s+|web\\s*)?(?:site|website|webpage|page|app|api|server|shop|store))';
+  '(?:https?://\\S+|(?<![\\w.-])[\\w-]{1,63}(?:\\.[\\w-]{1,63}){0,4}\\.[a-z][a-z0-9-]{0,62}(?![\\w-])|(?:my|our|the|this|your)\\s+(?:shop\\s+|web\\s*)?(?:site|website|webpage|page|app|api|server|shop|store))';
 /**
  * A site asked whether it is down or up: "is mysite.com down", "is my site https://… down or just me",
  * "my website is down", "is it down?" (at most 40 characters between the site and the word, which bounds
