@@ -31,7 +31,7 @@ import {
   withTranslationRead,
 } from './tasks-of-a-text.js';
 import { contentWords } from './text.js';
-import { TOKEN_CODES, valueKindsOf } from './value-kinds.js';
+import { FIAT_CODES, TOKEN_CODES, valueKindsOf } from './value-kinds.js';
 
 /** Words that name a latitude and longitude ("lat/long", "lat lng", "GPS coordinates", "coords"). */
 const COORDINATES_NAMED =
@@ -80,8 +80,10 @@ function withUnitConversionRead(query: string): string {
   return UNIT_CONVERSION.test(query) ? `${query} convert units` : query;
 }
 
-/** Currencies of money (not tokens: an amount of tokens asked in another is a swap, read in as-read.ts). */
-const FIAT_CODES = 'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln';
+/**
+ * Currencies of money by name (not tokens: an amount of tokens asked in another is a swap, read in
+ * as-read.ts); the value kinds' currency words without "won", an English word after "in" or "to".
+ */
 const FIAT_WORDS = 'dollars?|euros?|pounds?|yen|francs?|rupees?|pesos?|reais|yuan|kronor|kroner|zloty|złoty';
 /**
  * An amount of money asked in another currency: "250 EUR in JPY", "2,500 CHF in yen at todays rate?",
@@ -144,7 +146,8 @@ const SITE_DOWN_ASKED = new RegExp(
  * outage to page someone about, or where the query says uptime, status page or ping.
  */
 function withSiteDownRead(asked: string, written: string): string {
-  if (!SITE_DOWN_ASKED.test(written)) return asked;
+  // Every form asks "down" or "up": most queries say neither, and this test costs less than the pattern.
+  if (!/\b(?:down|up)\b/i.test(written) || !SITE_DOWN_ASKED.test(written)) return asked;
   if (
     /\b(?:uptime|status\s+page|ping|renewal|price|trading|stocks?|shares?|market|on-?call|whoever|escalat\w*|wake)\b/i.test(
       written,

@@ -79,7 +79,9 @@ const MONTH =
 export const TOKEN_CODES = 'btc|eth|usdc|usdt|weth|wbtc|dai|sol|matic|bnb|avax';
 /** An amount of a token ("2.5 eth", "4,200 USDC"), the token's ticker captured: a value kind here, a swap's start in step 0. */
 export const TOKEN_AMOUNT = new RegExp(`\\b\\d[\\d,.]*\\s?(${TOKEN_CODES})\\b`, 'i');
-const CURRENCY_CODES = `usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln|${TOKEN_CODES}`;
+/** ISO codes of money (not tokens): step 0 reads an amount in one asked in another as a currency conversion. */
+export const FIAT_CODES = 'usd|eur|gbp|jpy|chf|cad|aud|nzd|cny|hkd|sgd|inr|krw|brl|mxn|zar|sek|nok|dkk|pln';
+const CURRENCY_CODES = `${FIAT_CODES}|${TOKEN_CODES}`;
 /** Street types written after a street's name (not "way", "place", "square": "the best way", "5 square meters"). */
 const STREET_TYPES =
   'street|st|road|rd|avenue|ave|boulevard|blvd|lane|ln|drive|dr|parkway|pkwy|highway|hwy|crescent';
