@@ -214,7 +214,7 @@ describe('one kind of place held and the other named (nineteenth round)', () => 
       ],
       [
         'give me the box coords of every car in this photo',
-        'weather at 48.8584, 2.2945 right now',
+        'weather at 48.8584, 2.2945 tomorrow',
         'elevation at 48.8584, 2.2945 and the IP address of this server',
         'is 10 Downing Street, London a valid address',
         'geocode 1600 Amphitheatre Pkwy to lat/long',
@@ -779,7 +779,57 @@ describe('a flight number written with a space (twenty-sixth round)', () => {
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to twenty-sixth rounds)', () => {
+describe('the weather asked now (twenty-seventh round)', () => {
+  it('is read as the current conditions; a forecast, history, air quality or aviation weather is not', () => {
+    expectReadAs(
+      [
+        ['weather rn in oslo', 'weather rn in oslo current weather conditions'],
+        ['is it raining in Porto right now?', 'is it raining in Porto right now? current weather conditions'],
+      ],
+      [
+        'will it start raining in the next 30 min at 51.5072,-0.1276?',
+        'is it safe to run now? current PM2.5 in Delhi',
+        'weather forecast for tomorrow in Oslo',
+        "What's the wind and cloud base at Heathrow right now? Doing a preflight brief.",
+      ],
+    );
+  });
+});
+
+describe('alt text asked (twenty-seventh round)', () => {
+  it('is read as an image caption; a query that says caption is not', () => {
+    expectReadAs(
+      [
+        [
+          'auto alt text for user uploaded imgs (a11y)',
+          'auto alt text for user uploaded imgs (a11y) image caption describe image',
+        ],
+      ],
+      ['caption these images for alt text', 'alternative text formats for an ebook'],
+    );
+  });
+});
+
+describe('a phone number called to say something (twenty-seventh round)', () => {
+  it('is read as a phone call; a text, a code, a webhook or a number looked up is not', () => {
+    expectReadAs(
+      [
+        [
+          "call +1 212 555 0188 and tell them tomorrow's meeting moved to 4pm",
+          "call +1 212 555 0188 and tell them tomorrow's meeting moved to 4pm phone call",
+        ],
+      ],
+      [
+        'call +1 212 555 0188 and tell them by text that the meeting moved',
+        'call my webhook and tell it when BTC falls below 50k',
+        'who owns +1 212 555 0199? read me the name',
+        'call +1 415 555 0100 and read them a 6-digit verification code',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to twenty-seventh rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -1115,6 +1165,28 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-sixth rounds)
       ],
       query: 'is mysite.com down or is it just me',
       first: 'pingly/check',
+    },
+    {
+      spelled: 'the current weather',
+      tag: 'weathernow',
+      category: 'data_intelligence',
+      endpoints: [
+        ['daysahead', 'forecast', 'Weather forecast by day for the days ahead: rain and sun.'],
+        ['nowsky', 'current', 'Current weather conditions at a place: temperature, wind, sky.'],
+      ],
+      query: 'is it raining in Oslo right now?',
+      first: 'nowsky/current',
+    },
+    {
+      spelled: 'an image caption',
+      tag: 'alttext',
+      category: 'ai_ml',
+      endpoints: [
+        ['imgmaker', 'generate', 'Generate images for your website, products and uploads.'],
+        ['seeword', 'caption', 'Image caption: describe an image in a sentence.'],
+      ],
+      query: 'auto alt text for user uploaded imgs on our website (a11y)',
+      first: 'seeword/caption',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

@@ -4,8 +4,9 @@
 // a code generation, a mailing list asked rid of its dead and fake addresses for a bulk e-mail
 // verification. Twenty-fifth round: personal data asked out of a text for a PII redaction, an e-mail
 // address asked whether it is real for an e-mail verification, a search engine's results asked for a web
-// search. Each appends the task's words; tasks-held.ts runs them in its list.
-import { valueKindOf } from './value-kinds.js';
+// search. Twenty-seventh round: the weather asked now for the current conditions, alt text for an image
+// caption, a phone number called to say something for a phone call. Each appends the task's words; tasks-held.ts runs them in its list.
+import { valueKindOf, valueKindsOf } from './value-kinds.js';
 
 /**
  * A text asked shorter without the word summary: "tl;dr", "boil it down", "condense", "the gist",
@@ -135,4 +136,56 @@ export function withWebSearchRead(asked: string, written: string): string {
   if (!SEARCH_RESULTS_ASKED.test(written)) return asked;
   if (/\b(?:volumes?|cpc|keywords?|trends?|ads|web\s+search)\b/i.test(written)) return asked;
   return `${asked} web search serp`;
+}
+
+/** The weather asked: weather, rain, snow, temperature, wind, gusts, humidity, how cold or hot. */
+const WEATHER_ASKED =
+  /\b(?:weather|rain(?:ing)?|snow(?:ing)?|temp(?:erature)?s?|wind(?:s|y)?|gusts?|humidity|sunny|cloudy|cold|hot|warm)\b/i;
+/** Now: "right now", "rn", "currently", "at the moment", "atm". */
+const NOW_ASKED = /\b(?:(?:right\s+)?now|rn|currently|at\s+the\s+moment|atm)\b/i;
+/** Another time or another measure: a forecast, later, history, averages, air quality, alerts, the next minutes, aviation weather. */
+const NOT_NOW =
+  /\b(?:forecasts?|tomorrow|tonight|later|next|week|weekend|hourly|daily|will|going\s+to|gonna|start|yesterday|last|history|historical|past|average|usually|typical|normals?|aqi|air|pm2(?:\.5)?|pollen|uv|alerts?|warnings?|radar|minutes?|mins?|hours?|tides?|marine|swell|waves?|soil|expected|preflight|metar|taf|vfr|ifr|instrument|runway|aviation|cloud\s+base)\b/i;
+
+/**
+ * The query with the current conditions spelled out where it asks the weather now ("weather rn in
+ * oslo", "is it raining in Porto right now?", "temp and wind at 59.91, 10.75 right now"): its words
+ * (weather, rain, temperature) match forecasts, archives and alerts as well as the current conditions.
+ * Not where it asks a forecast, a later time, history, averages, air quality or alerts.
+ */
+export function withWeatherNowRead(asked: string, written: string): string {
+  if (!WEATHER_ASKED.test(written) || !NOW_ASKED.test(written) || NOT_NOW.test(written)) return asked;
+  return `${asked} current weather conditions`;
+}
+
+/** Alt text asked: "alt text", "alt-text", "alt tags". */
+const ALT_TEXT_ASKED = /\balt[- ]?(?:text|tags?)\b/i;
+
+/**
+ * The query with an image caption spelled out where it asks alt text ("auto alt text for user uploaded
+ * imgs (a11y)", "alt text for https://img.shopwise.dev/p/8812.jpg"): its words (images, product photos,
+ * website, upload) match image generators, converters and scrapers before a captioner. Not where it
+ * already says caption.
+ */
+export function withAltTextRead(asked: string, written: string): string {
+  if (!ALT_TEXT_ASKED.test(written) || /\bcaption/i.test(written)) return asked;
+  return `${asked} image caption describe image`;
+}
+
+/** A call asked where a request's verb stands: first in a sentence or after a colon or dash, or after "please", "can you". */
+const CALL_ASKED =
+  /(?:^|[.!?;:\u2014\u2013]\s*|\s-\s|\b(?:please|(?:can|could|would)\s+you|(?:i|we)\s+need\s+(?:you\s+)?to)\s+)(?:call|ring|phone|dial)\b/i;
+/** What the call is to say: say, read out, tell, remind, a voice, out loud, press 1. */
+const SPOKEN = /\b(?:say|saying|read|tell|remind\w*|voice|out\s+loud|aloud|spoken|press\s+\d)\b/i;
+
+/**
+ * The query with a phone call spelled out where it asks a phone number called and something said
+ * ("call +1 212 555 0188 and tell them tomorrow's meeting moved to 4pm", "ring +44 20 7946 0018, read out
+ * an appointment reminder"): what is to be said (a meeting, a table, a liquidation warning) matches
+ * calendars, restaurants and lending endpoints before a call. Not where it asks a text or a code sent.
+ */
+export function withPhoneCallRead(asked: string, written: string): string {
+  if (!CALL_ASKED.test(written) || !SPOKEN.test(written)) return asked;
+  if (/\b(?:texts?|sms|whatsapp|otp|code|verif\w*)\b/i.test(written)) return asked;
+  return valueKindsOf(written).includes('phone') ? `${asked} phone call` : asked;
 }

@@ -16,10 +16,13 @@
 import { quotedValueKinds } from './quoted.js';
 import {
   withAddressVerificationRead,
+  withAltTextRead,
   withCodeGenerationRead,
   withListCleaningRead,
   withPersonalDataRedactionRead,
+  withPhoneCallRead,
   withSummaryRead,
+  withWeatherNowRead,
   withWebSearchRead,
 } from './tasks-asked.js';
 import {
@@ -451,4 +454,7 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withWebSearchRead,
   withTransactionStatusRead,
   withSiteDownRead,
+  withWeatherNowRead,
+  withAltTextRead,
+  withPhoneCallRead,
 ];
