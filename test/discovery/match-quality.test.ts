@@ -791,6 +791,8 @@ describe('the weather asked now (twenty-seventh round)', () => {
         'is it safe to run now? current PM2.5 in Delhi',
         'weather forecast for tomorrow in Oslo',
         "What's the wind and cloud base at Heathrow right now? Doing a preflight brief.",
+        'how much is in our hot wallet right now',
+        'give me a temp mail address right now',
       ],
     );
   });

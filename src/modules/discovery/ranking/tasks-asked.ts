@@ -5,7 +5,8 @@
 // verification. Twenty-fifth round: personal data asked out of a text for a PII redaction, an e-mail
 // address asked whether it is real for an e-mail verification, a search engine's results asked for a web
 // search. Twenty-seventh round: the weather asked now for the current conditions, alt text for an image
-// caption, a phone number called to say something for a phone call. Each appends the task's words; tasks-held.ts runs them in its list.
+// caption, a phone number called to say something for a phone call. Each appends the task's words;
+// tasks-held.ts runs them in its list.
 import { valueKindOf, valueKindsOf } from './value-kinds.js';
 
 /**
@@ -138,12 +139,18 @@ export function withWebSearchRead(asked: string, written: string): string {
   return `${asked} web search serp`;
 }
 
-/** The weather asked: weather, rain, snow, temperature, wind, gusts, humidity, how cold or hot. */
+/**
+ * The weather asked: weather, rain, snow, temperature, wind, gusts, humidity, how cold or hot it is (not a
+ * hot wallet, cold storage, a warm intro, a temp mail or winding down).
+ */
 const WEATHER_ASKED =
-  /\b(?:weather|rain(?:ing)?|snow(?:ing)?|temp(?:erature)?s?|wind(?:s|y)?|gusts?|humidity|sunny|cloudy|cold|hot|warm)\b/i;
+  /\b(?:weather|rain(?:ing)?|snow(?:ing)?|temp(?:erature)?s?(?!\s*(?:e-?mail|mail|inbox|files?|folder|address|number|phone))|winds?(?!\s+down)|windy|gusts?|humidity|sunny|cloudy|(?:how|hw|is\s+it|it's|its)\s+(?:cold|hot|warm))\b/i;
 /** Now: "right now", "rn", "currently", "at the moment", "atm". */
 const NOW_ASKED = /\b(?:(?:right\s+)?now|rn|currently|at\s+the\s+moment|atm)\b/i;
-/** Another time or another measure: a forecast, later, history, averages, air quality, alerts, the next minutes, aviation weather. */
+/**
+ * Another time or another measure: a forecast, later, history, averages, air quality, alerts, the next
+ * minutes, aviation weather.
+ */
 const NOT_NOW =
   /\b(?:forecasts?|tomorrow|tonight|later|next|week|weekend|hourly|daily|will|going\s+to|gonna|start|yesterday|last|history|historical|past|average|usually|typical|normals?|aqi|air|pm2(?:\.5)?|pollen|uv|alerts?|warnings?|radar|minutes?|mins?|hours?|tides?|marine|swell|waves?|soil|expected|preflight|metar|taf|vfr|ifr|instrument|runway|aviation|cloud\s+base)\b/i;
 
@@ -172,7 +179,10 @@ export function withAltTextRead(asked: string, written: string): string {
   return `${asked} image caption describe image`;
 }
 
-/** A call asked where a request's verb stands: first in a sentence or after a colon or dash, or after "please", "can you". */
+/**
+ * A call asked where a request's verb stands: first in a sentence or after a colon or a dash, or after
+ * "please", "can you", "I need to".
+ */
 const CALL_ASKED =
   /(?:^|[.!?;:\u2014\u2013]\s*|\s-\s|\b(?:please|(?:can|could|would)\s+you|(?:i|we)\s+need\s+(?:you\s+)?to)\s+)(?:call|ring|phone|dial)\b/i;
 /** What the call is to say: say, read out, tell, remind, a voice, out loud, press 1. */
