@@ -785,6 +785,7 @@ describe('the weather asked now (twenty-seventh round)', () => {
       [
         ['weather rn in oslo', 'weather rn in oslo current weather conditions'],
         ['is it raining in Porto right now?', 'is it raining in Porto right now? current weather conditions'],
+        ['wether in oslo rn', 'wether in oslo rn current weather conditions'],
       ],
       [
         'will it start raining in the next 30 min at 51.5072,-0.1276?',
@@ -793,6 +794,7 @@ describe('the weather asked now (twenty-seventh round)', () => {
         "What's the wind and cloud base at Heathrow right now? Doing a preflight brief.",
         'how much is in our hot wallet right now',
         'give me a temp mail address right now',
+        'whether to book the flight now or wait',
       ],
     );
   });

@@ -140,11 +140,12 @@ export function withWebSearchRead(asked: string, written: string): string {
 }
 
 /**
- * The weather asked: weather, rain, snow, temperature, wind, gusts, humidity, how cold or hot it is (not a
- * hot wallet, cold storage, a warm intro, a temp mail or winding down).
+ * The weather asked: weather (or a typo of it: wether, wheather, weahter), rain, snow, temperature, wind,
+ * gusts, humidity, how cold or hot it is (not a hot wallet, cold storage, a warm intro, a temp mail or
+ * winding down).
  */
 const WEATHER_ASKED =
-  /\b(?:weather|rain(?:ing)?|snow(?:ing)?|temp(?:erature)?s?(?!\s*(?:e-?mail|mail|inbox|files?|folder|address|number|phone))|winds?(?!\s+down)|windy|gusts?|humidity|sunny|cloudy|(?:how|hw|is\s+it|it's|its)\s+(?:cold|hot|warm))\b/i;
+  /\b(?:weather|wether|wheather|weahter|wheater|waether|rain(?:ing)?|snow(?:ing)?|temp(?:erature)?s?(?!\s*(?:e-?mail|mail|inbox|files?|folder|address|number|phone))|winds?(?!\s+down)|windy|gusts?|humidity|sunny|cloudy|(?:how|hw|is\s+it|it's|its)\s+(?:cold|hot|warm))\b/i;
 /** Now: "right now", "rn", "currently", "at the moment", "atm". */
 const NOW_ASKED = /\b(?:(?:right\s+)?now|rn|currently|at\s+the\s+moment|atm)\b/i;
 /**
