@@ -182,7 +182,9 @@ export function withAltTextRead(asked: string, written: string): string {
 
 /**
  * A call asked where a request's verb stands: first in a sentence or after a colon or a dash, or after
- * "please", "can you", "I need to".
+ * "please", "can you", "I need to". Not as-read.ts's `REQUEST_LEAD`: importing it here would close a cycle
+ * (as-read.ts runs this list), and an alert's "… down in us-east-1: phone the on-call engineer" puts the
+ * verb after a colon or a dash, which `REQUEST_LEAD` does not take.
  */
 const CALL_ASKED =
   /(?:^|[.!?;:\u2014\u2013]\s*|\s-\s|\b(?:please|(?:can|could|would)\s+you|(?:i|we)\s+need\s+(?:you\s+)?to)\s+)(?:call|ring|phone|dial)\b/i;

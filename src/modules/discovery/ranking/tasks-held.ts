@@ -11,8 +11,10 @@
 // date for a historical coin price, and (twenty-fourth round) an amount of money asked in another currency
 // for a currency conversion, and (twenty-sixth round) a transaction hash asked whether it went through for
 // a transaction status and a site asked whether it is down for an uptime check. Each appends the task's
-// words; as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts, those asked in the query's own words (a summary, code,
-// a mailing list cleaned) in tasks-asked.ts; the list here runs them all, in the order they were written.
+// words; as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts,
+// those asked in the query's own words (a summary, code, a mailing list cleaned, personal data taken out,
+// an address checked, a search engine's results, the weather now, alt text, a call to say something) in
+// tasks-asked.ts; the list here runs them all, in the order they were written.
 import { quotedValueKinds } from './quoted.js';
 import {
   withAddressVerificationRead,
