@@ -263,7 +263,7 @@ describe('a text held and the language it is wanted in (twenty-first round)', ()
         'How much is 2,500 euros in Japanese yen today?',
         'what does cron */15 9-17 * * 1-5 mean in plain english',
         'our user manual is a 12-page .docx - we need a Japanese version that keeps the layout',
-        'vectors for 500 product descriptions written in French and German',
+        'embeddings for 500 product descriptions written in French and German',
       ],
     );
   });
@@ -833,7 +833,147 @@ describe('a phone number called to say something (twenty-seventh round)', () => 
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to twenty-seventh rounds)', () => {
+describe('an ENS name asked its address (twenty-ninth round)', () => {
+  it('is read as an ENS resolution; its registration, NFTs, holdings or a message to it is not', () => {
+    expectReadAs(
+      [
+        ['vitalik.eth -> 0x?', 'vitalik.eth -> 0x? ens name resolve address'],
+        [
+          'which wallet address is behind studiokoi.eth? sending them a refund',
+          'which wallet address is behind studiokoi.eth? sending them a refund ens name resolve address',
+        ],
+      ],
+      [
+        'register agentsmith.eth for 1 yr and point it at our multisig',
+        'what NFTs does vitalik.eth hold?',
+        'USDC balance of vitalik.eth on mainnet',
+        'send an onchain DM to vitalik.eth saying our grant report is live',
+        'what address is the Eiffel Tower at',
+      ],
+    );
+  });
+});
+
+describe('text to image named by its short form (twenty-ninth round)', () => {
+  it('is read as an image generation; txt2vid and other tokens with a digit are not', () => {
+    expectReadAs(
+      [
+        [
+          'txt2img: cyberpunk bull charging down wall st, 1024x1024',
+          'txt2img: cyberpunk bull charging down wall st, 1024x1024 text to image generate image',
+        ],
+      ],
+      ['txt2vid: 10s clip of a rocket launch', 'b2b leads for 2fa vendors', 'convert mp4 to gif, 2x speed'],
+    );
+  });
+});
+
+describe('how many of something an image shows (twenty-ninth round)', () => {
+  it('is read as an object count; a meal asked its calories or a company its staff is not', () => {
+    expectReadAs(
+      [
+        [
+          'How many people are standing in this photo of our lunchtime queue?',
+          'How many people are standing in this photo of our lunchtime queue? count objects in image detect objects',
+        ],
+        [
+          'how many cars are in https://cams.test/lot3.jpg',
+          'how many cars are in https://cams.test/lot3.jpg count objects in image detect objects',
+        ],
+      ],
+      [
+        'how many calories in this photo of my lunch https://img.example.org/lunch.jpg',
+        'how many people work at brightfern.io?',
+        'how many people search for dog groomer each month',
+      ],
+    );
+  });
+});
+
+describe('a place open now near where the user is (twenty-ninth round)', () => {
+  it('is read as a nearby place search; a market open, or open now with no place near, is not', () => {
+    expectReadAs(
+      [
+        [
+          "Nearest builders' merchant to 52.4862,-1.8904 that's open at the moment?",
+          "Nearest builders' merchant to 52.4862,-1.8904 that's open at the moment? places nearby search",
+        ],
+      ],
+      ['Is the Tokyo Stock Exchange open right now?', 'is the support ticket still open?'],
+    );
+  });
+});
+
+describe('an address asked as coordinates, neither held (twenty-ninth round)', () => {
+  it('is read as a geocoding; coordinates asked as an address are not', () => {
+    expectReadAs(
+      [
+        ['turn street address into lat long', 'turn street address into lat long geocode'],
+        [
+          'I have 40 addresses in a spreadsheet. Turn all of them into lat/long in one go',
+          'I have 40 addresses in a spreadsheet. Turn all of them into lat/long in one go geocode',
+        ],
+      ],
+      ['turn lat long into a street address', 'send the invoice to the address on file'],
+    );
+  });
+});
+
+describe('how long a drive from one place to another takes (twenty-ninth round)', () => {
+  it("is read as a route; a matrix of many origins or a driver's hours left is not", () => {
+    expectReadAs(
+      [
+        [
+          "How long is the drive from Evanston IL to O'Hare if we leave at 6am Monday?",
+          "How long is the drive from Evanston IL to O'Hare if we leave at 6am Monday? driving directions route travel time",
+        ],
+      ],
+      [
+        'drive time from every depot to every customer',
+        'how much drive time does driver D-208 have left before the 11 hr limit',
+        'how long does a test drive take',
+      ],
+    );
+  });
+});
+
+describe('texts asked as vectors, without the word embedding (twenty-ninth round)', () => {
+  it('is read as a text embedding; stored vectors queried, chunks, a CVSS vector or images are not', () => {
+    expectReadAs(
+      [
+        [
+          'vectorise 5k product descriptions so the shop search understands meaning',
+          'vectorise 5k product descriptions so the shop search understands meaning text embeddings embed',
+        ],
+      ],
+      [
+        'knn top_k=10 on my vector index',
+        'need the CVSS vector for CVE-2021-44228',
+        'vectors for product imgs, visual similarity search',
+        'embed 200 product descriptions for semantic search',
+      ],
+    );
+  });
+});
+
+describe('a JWT held without the word (twenty-ninth round)', () => {
+  it('is read as a JWT decoding; a query that says JWT, or another token, is not', () => {
+    expectReadAs(
+      [
+        [
+          "what's inside this token and when does it expire? eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.sig",
+          "what's inside this token and when does it expire? eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.sig jwt decode",
+        ],
+      ],
+      [
+        'decode this jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abc',
+        'when does my API token sk_live_abc123 expire',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to twenty-ninth rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -1191,6 +1331,28 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-seventh round
       ],
       query: 'auto alt text for user uploaded imgs on our website (a11y)',
       first: 'seeword/caption',
+    },
+    {
+      spelled: 'an ENS resolution',
+      tag: 'ensname',
+      category: 'blockchain',
+      endpoints: [
+        ['nodecall', 'eth-call', 'Ethereum node: call a contract on chain and get the 0x result.'],
+        ['namelink', 'resolve', 'ENS: resolve a name to its address.'],
+      ],
+      query: 'vitalik.eth -> 0x?',
+      first: 'namelink/resolve',
+    },
+    {
+      spelled: 'an object count',
+      tag: 'howmany',
+      category: 'ai_ml',
+      endpoints: [
+        ['queuely', 'schedule', 'Staff scheduling for people standing in busy lunchtime queues.'],
+        ['seenet', 'detect', 'Detect and count objects in an image.'],
+      ],
+      query: 'How many people are standing in this photo of our lunchtime queue?',
+      first: 'seenet/detect',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

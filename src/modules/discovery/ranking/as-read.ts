@@ -161,7 +161,8 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
  * conversion, a coin price, a wallet balance, an extraction, a moderation, an IP geolocation, an entity
  * recognition, an image generation, a historical coin price, a summary, a code generation, a currency
  * conversion, a bulk e-mail verification, a PII redaction, an e-mail verification, a web search, a
- * transaction status, an uptime check, the current weather, an image caption and a phone call spelled
+ * transaction status, an uptime check, the current weather, an image caption, a phone call, an ENS
+ * resolution, a JWT decoding, an object count, a nearby place search, a route and text embeddings spelled
  * out.
  */
 export function queryAsRead(query: string): string {

@@ -5,8 +5,10 @@
 // verification. Twenty-fifth round: personal data asked out of a text for a PII redaction, an e-mail
 // address asked whether it is real for an e-mail verification, a search engine's results asked for a web
 // search. Twenty-seventh round: the weather asked now for the current conditions, alt text for an image
-// caption, a phone number called to say something for a phone call. Each appends the task's words;
-// tasks-held.ts runs them in its list.
+// caption, a phone number called to say something for a phone call. Twenty-ninth round: "txt2img" for an
+// image generation, how many of something an image shows for an object count, a place open now nearby for
+// a place search, how long a drive takes for a route, texts asked as vectors for text embeddings. Each
+// appends the task's words; tasks-held.ts runs them in its list.
 import { valueKindOf, valueKindsOf } from './value-kinds.js';
 
 /**
@@ -201,4 +203,93 @@ export function withPhoneCallRead(asked: string, written: string): string {
   if (!CALL_ASKED.test(written) || !SPOKEN.test(written)) return asked;
   if (/\b(?:texts?|sms|whatsapp|otp|code|verif\w*)\b/i.test(written)) return asked;
   return valueKindsOf(written).includes('phone') ? `${asked} phone call` : asked;
+}
+
+/** Text to image asked by its short form: "txt2img", "text2img", "text2image". */
+const TEXT_TO_IMAGE_SHORT = /\b(?:txt|text)2(?:img|image)\b/i;
+
+/**
+ * The query with an image generation spelled out where it names it by its short form ("txt2img:
+ * cyberpunk bull charging down wall st, 1024x1024"; twenty-ninth round): a token with a digit is read as
+ * a value, so step 3's short forms leave it as written, and what is to be drawn (a bull, Wall St) matches
+ * market data before a generator. Not "txt2vid": where the catalogue makes images but no video, "text to
+ * video generate video" made the image generators look like an answer (a no-answer query lost its flag).
+ */
+export function withTextToImageShortFormRead(asked: string, written: string): string {
+  return TEXT_TO_IMAGE_SHORT.test(written) ? `${asked} text to image generate image` : asked;
+}
+
+/** A count asked: "how many cars are in …", "how many people are standing in …" (not calories, nor staff). */
+const COUNT_ASKED = /\bhow\s+many\s+(?!cal(?:orie)?s?\b|kcal\b|staff\b|employees\b)\p{L}+/iu;
+/** An image held: a link to a picture, or "this photo", "the camera frame", "this webcam snapshot". */
+const IMAGE_HELD =
+  /\.(?:png|jpe?g|gif|webp|heic)\b|\b(?:this|these|the|my|our|attached)\s+(?:[\p{L}-]+\s+){0,2}(?:photos?|images?|pictures?|pics?|snapshots?|frames?|screenshots?|shots?)\b/iu;
+
+/**
+ * The query with an object count spelled out where it asks how many of something an image it holds shows
+ * ("how many cars are in this parking lot photo https://…/lot.jpg", "How many people are standing in this
+ * photo of our lunchtime queue?"; twenty-ninth round): what is counted (cars, workers, a queue) matches
+ * parking, staffing and scheduling endpoints before a detector. Not a meal's calories.
+ */
+export function withObjectCountRead(asked: string, written: string): string {
+  if (!COUNT_ASKED.test(written) || !IMAGE_HELD.test(written)) return asked;
+  return `${asked} count objects in image detect objects`;
+}
+
+/** Open now asked: "open right now", "open now", "open at the moment", "still open", "open rn". */
+const OPEN_NOW = /\bopen\s+(?:right\s+)?(?:now|rn|at\s+the\s+moment|atm|tonight|late)\b|\bstill\s+open\b/i;
+
+/**
+ * The query with a nearby place search spelled out where it asks a place open now near where it is
+ * ("find a pharmacy open right now near 34.0522,-118.2437", "Nearest builders' merchant to 52.48,-1.89
+ * that's open at the moment?"; twenty-ninth round): what is sought (a pharmacy, a builders' merchant, a
+ * fever) matches health and trade endpoints before a place search. Not a market or an exchange open.
+ */
+export function withOpenNearbyRead(asked: string, written: string): string {
+  if (
+    !OPEN_NOW.test(written) ||
+    /\b(?:markets?|exchanges?|nyse|nasdaq|lse|tse|stocks?|trading)\b/i.test(written)
+  )
+    return asked;
+  if (!/\b(?:near|nearby|nearest|closest|close\s+to|within|around|walking\s+distance)\b/i.test(written))
+    return asked;
+  return `${asked} places nearby search`;
+}
+
+/** A drive's duration asked: "how long is the drive", "how long to drive", "drive time", "driving time". */
+const DRIVE_TIME_ASKED = /\bhow\s+long\b[^?.!]{0,40}?\bdriv(?:e|ing)\b|\bdriv(?:e|ing)[- ]times?\b/i;
+/** Many origins or stops: a matrix, every depot, each courier, 40 drops, a route optimised. */
+const MANY_STOPS =
+  /\b(?:matrix|every|each|all|pairs?|stops|drops|drop-offs|optimi\w+|limit|left)\b|\d+\s*x\s*\d+/i;
+
+/**
+ * The query with a route spelled out where it asks how long a drive from one place to another takes
+ * ("How long is the drive from our place in Evanston IL to O'Hare if we leave at 6am Monday?", "how long
+ * is the drive from our studio in Leeds (LS1 4DY) to the client's office in York tomorrow morning";
+ * twenty-ninth round): the places and times (an airport, a flight, a client's office, tomorrow) match
+ * flight boards, time zones and calendars before a router. Not a matrix of many origins or stops.
+ */
+export function withDriveTimeRead(asked: string, written: string): string {
+  if (!DRIVE_TIME_ASKED.test(written) || MANY_STOPS.test(written)) return asked;
+  if (!/\bfrom\b[^?!]+\bto\b|->|\u2192/i.test(written)) return asked;
+  return `${asked} driving directions route travel time`;
+}
+
+/** Texts asked as vectors: "vectorize", "vectorise", "vectors for …", "into vectors", "search by meaning". */
+const VECTORS_ASKED =
+  /\bvectori[sz](?:e|es|ed|ing)\b|\b(?:need|create|make|get|want|generate)?\s*vectors\s+(?:for|of)\b|\binto\s+(?:(?:a|numeric|\d+[- ]\w+)\s+)?vectors?\b|\bas\s+vectors\b|\bby\s+meaning\b/i;
+/** Other asks of vectors: a query of stored vectors, a rerank, chunks, a CVSS vector, vector graphics. */
+const NOT_EMBEDDING =
+  /\b(?:embed\w*|knn|ann|top[_-]?k|nearest|stored|rerank\w*|re-?order|re-?sort|chunks?|split|pieces|cvss|svg|logo|graphics?|image|images|imgs|photos?|pictures?)\b/i;
+
+/**
+ * The query with text embeddings spelled out where it asks texts turned into vectors without saying
+ * embedding ("need vectors for ~3000 product descriptions so shoppers can search our store by meaning",
+ * "vectorise 5k product descriptions"; twenty-ninth round): what the texts are (products, a shop, FAQs)
+ * matches catalogues and chatbots before an embedding model. Not a query of stored vectors, a rerank, a
+ * text cut into chunks, or an image's vectors.
+ */
+export function withTextEmbeddingRead(asked: string, written: string): string {
+  if (!VECTORS_ASKED.test(written) || NOT_EMBEDDING.test(written)) return asked;
+  return `${asked} text embeddings embed`;
 }

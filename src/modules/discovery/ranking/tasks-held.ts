@@ -10,20 +10,28 @@
 // recognition, a picture described by its look for an image generation, and a coin asked its price on a
 // date for a historical coin price, and (twenty-fourth round) an amount of money asked in another currency
 // for a currency conversion, and (twenty-sixth round) a transaction hash asked whether it went through for
-// a transaction status and a site asked whether it is down for an uptime check. Each appends the task's
-// words; as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts,
-// those asked in the query's own words (a summary, code, a mailing list cleaned, personal data taken out,
-// an address checked, a search engine's results, the weather now, alt text, a call to say something) in
+// a transaction status and a site asked whether it is down for an uptime check, and (twenty-ninth round)
+// an ENS name asked its address for an ENS resolution, an address asked as coordinates with neither held
+// for a geocoding, and a JWT held without the word for its decoding. Each appends the task's words;
+// as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts, those
+// asked in the query's own words (a summary, code, a mailing list cleaned, personal data taken out, an
+// address checked, a search engine's results, the weather now, alt text, a call to say something, txt2img,
+// a count of what an image shows, a place open now nearby, a drive's duration, texts as vectors) in
 // tasks-asked.ts; the list here runs them all, in the order they were written.
 import { quotedValueKinds } from './quoted.js';
 import {
   withAddressVerificationRead,
   withAltTextRead,
   withCodeGenerationRead,
+  withDriveTimeRead,
   withListCleaningRead,
+  withObjectCountRead,
+  withOpenNearbyRead,
   withPersonalDataRedactionRead,
   withPhoneCallRead,
   withSummaryRead,
+  withTextEmbeddingRead,
+  withTextToImageShortFormRead,
   withWeatherNowRead,
   withWebSearchRead,
 } from './tasks-asked.js';
@@ -46,6 +54,14 @@ const STREET_ADDRESS_NAMED =
   /(?<!\b(?:e-?mail|ip|wallet|0x|contract|mac|ens|deposit|billing)\s+)\b(?:street\s+)?add?ress\b/i;
 
 /**
+ * An address asked as coordinates, named in that order: "turn street address into lat long", "adress to
+ * coordinates", "40 addresses in a spreadsheet. Turn all of them into lat/long" (the reverse names the
+ * coordinates first).
+ */
+const ADDRESS_INTO_COORDINATES =
+  /\badd?ress(?:es)?\b[^?!]{0,60}?\b(?:into|to|as)\s+(?:(?:their|its|a|the)\s+)?(?:lat(?:itude)?|coords?|coordinates|gps)\b/i;
+
+/**
  * The query with a geocoding spelled out where it holds one kind of place and names the other (nineteenth
  * round): a street address held and a latitude and longitude named ("lat/long for 1600 Amphitheatre Pkwy")
  * asks to geocode it, coordinates held and a street address named ("what street address is at 48.8584,
@@ -61,6 +77,8 @@ function withGeocodingRead(asked: string, written: string): string {
   if (namesCoordinates && held.has('street') && !held.has('coordinates')) return `${asked} geocode`;
   if (namesStreet && held.has('coordinates') && !held.has('street'))
     return /\breverse\b/i.test(written) ? `${asked} geocode` : `${asked} reverse geocode`;
+  // Neither held: the address asked turned into coordinates, in that order (twenty-ninth round).
+  if (!held.has('coordinates') && ADDRESS_INTO_COORDINATES.test(written)) return `${asked} geocode`;
   return asked;
 }
 
@@ -403,6 +421,37 @@ function withIpLocationRead(asked: string, written: string): string {
   return valueKindsOf(written).includes('ip') ? `${asked} ip geolocation` : asked;
 }
 
+/** An address asked of a name: "address", "0x?", "resolve", "point to", "behind", "->", "which wallet". */
+const ADDRESS_ASKED =
+  /\b(?:add?ress|addr|resolves?|resolving|resolution|points?\s+(?:to|at)|behind|which\s+wallet|what\s+wallet|wallet\s+is)\b|->|\u2192|\b0x\?/i;
+/** Other asks of a name: its registration, renewal or expiry, its NFTs, holdings or history, a message, a vote. */
+const NOT_ADDRESS_ASKED =
+  /\b(?:regist\w*|renew\w*|expir\w*|avail\w*|buy|mint\w*|nfts?|hold|holds|holding|holdings|balances?|bal|tokens?|txs?|transactions?|history|dm|message|xmtp|snapshot|proposals?|votes?|reverse|primary|avatar|text\s+records?)\b/i;
+
+/**
+ * The query with an ENS resolution spelled out where it holds an ENS name and asks its address
+ * ("vitalik.eth -> 0x?", "which wallet address is behind vitalik.eth?"; twenty-ninth round): "address"
+ * and "wallet" match balances, sends and refunds first, and "vitalik.eth" is not a word any endpoint
+ * writes. Not where the name is asked anything else (`NOT_ADDRESS_ASKED`).
+ */
+function withEnsResolutionRead(asked: string, written: string): string {
+  if (!ADDRESS_ASKED.test(written) || NOT_ADDRESS_ASKED.test(written)) return asked;
+  return valueKindsOf(written).includes('ens') ? `${asked} ens name resolve address` : asked;
+}
+
+/** A JSON Web Token: a base64url header that opens with `{"` (eyJ), a dot, and a payload that does too. */
+const JWT_HELD = /(?<![\w-])eyJ[\w-]{8,}\.eyJ[\w-]*/;
+
+/**
+ * The query with a JWT decoding spelled out where it holds a token and does not say JWT ("what's inside
+ * this token and when does it expire? eyJhbGciOi…"; twenty-ninth round): "token" and "expire" match
+ * crypto tokens, API keys and certificates first.
+ */
+function withJwtRead(asked: string, written: string): string {
+  if (!JWT_HELD.test(written) || /\bjwts?\b/i.test(written)) return asked;
+  return `${asked} jwt decode`;
+}
+
 /** A picture described by its look: photorealistic, watercolour, an illustration, a painting, pixel art. */
 const IMAGE_STYLE =
   /\b(?:photo-?realistic|watercolou?rs?|oil[- ]painting|pixel[- ]art|cartoon|anime|3d[- ]render|digital[- ]art|illustrations?|painting|drawing|sketch)\b/i;
@@ -444,6 +493,7 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withJsonExtractionRead,
   withModerationRead,
   withIpLocationRead,
+  withEnsResolutionRead,
   withEntityExtractionRead,
   withImageGenerationRead,
   withPastCoinPriceRead,
@@ -459,4 +509,10 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withWeatherNowRead,
   withAltTextRead,
   withPhoneCallRead,
+  withTextToImageShortFormRead,
+  withObjectCountRead,
+  withOpenNearbyRead,
+  withDriveTimeRead,
+  withTextEmbeddingRead,
+  withJwtRead,
 ];
