@@ -78,7 +78,7 @@ describe('a channel named as the verb ("text +1 …", "email bob@…", "ring him
       'sms otp send and verify',
       'phone number lookup',
       'TXT records for a domain',
-      'remind +447700900123 by sms tomorrow',
+      'remind +447700900123 tomorrow about the dentist',
     ])
       expect(queryAsRead(query), query).toBe(query);
   });
@@ -456,7 +456,7 @@ describe('a 0x address asked what it holds (twenty-second round)', () => {
         `deploy an erc20 with 1,000,000 supply minted to ${a}`,
         `what does wallet ${a} hold`,
         `is ${a} a binance hot wallet?`,
-        `price of ${a} on ethereum`,
+        `price of token ${a} on ethereum`,
         `aave v3 health factor for ${a}: how close am I to liquidation at what ETH price?`,
       ],
     );
@@ -824,7 +824,7 @@ describe('a phone number called to say something (twenty-seventh round)', () => 
         ],
       ],
       [
-        'call +1 212 555 0188 and tell them by text that the meeting moved',
+        'call +1 212 555 0188 and tell them in a text that the meeting moved',
         'call my webhook and tell it when BTC falls below 50k',
         'who owns +1 212 555 0199? read me the name',
         'call +1 415 555 0100 and read them a 6-digit verification code',
@@ -973,7 +973,110 @@ describe('a JWT held without the word (twenty-ninth round)', () => {
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to twenty-ninth rounds)', () => {
+describe('a Bitcoin address asked its coins (thirtieth round)', () => {
+  it('is read as its balance, or its unspent outputs; a screening or inscriptions are not', () => {
+    expectReadAs(
+      [
+        [
+          'how many sats are in bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?',
+          'how many sats are in bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq? bitcoin address balance',
+        ],
+        [
+          'list unspent outputs for bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+          'list unspent outputs for bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq bitcoin address utxos unspent outputs',
+        ],
+      ],
+      [
+        'Before crediting a deposit, check whether bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh has links to sanctioned entities; what is its balance',
+        'what inscriptions are sitting in bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297',
+        'what is the balance of my savings account',
+      ],
+    );
+  });
+});
+
+describe("a token's contract asked its price (thirtieth round)", () => {
+  it("is read as a token price by contract; an account's holdings, an NFT floor or a past price is not", () => {
+    expectReadAs(
+      [
+        [
+          "what's 0x6982508145454ce325ddbe47a58f5c5f4f9f5b1e worth on base?",
+          "what's 0x6982508145454ce325ddbe47a58f5c5f4f9f5b1e worth on base? token price by contract address",
+        ],
+      ],
+      [
+        'floor price BAYC 0xbc4ca0eda7647a8ab7c2061c2e118a18a936f13d',
+        'what was token 0x4ed4E862860beD51a9570b96d89aF5E1B0Efefed on base worth at unix time 1700000000',
+        'price of the Sony WH-1000XM5 headphones',
+      ],
+    );
+  });
+});
+
+describe('a text message asked by how it goes (thirtieth round)', () => {
+  it('is read as a send, a bulk send to many; a code, replies or a blast cancelled is not', () => {
+    expectReadAs(
+      [
+        [
+          'let all 800 members of the running club know by text that the race has moved to sunday',
+          'let all 800 members of the running club know by text that the race has moved to sunday bulk sms send',
+        ],
+        [
+          'blast a text to all 230 loyalty customers about the sale',
+          'blast a text to all 230 loyalty customers about the sale bulk sms send',
+        ],
+        [
+          'Let the customer at +1 416 555 0199 know by text that their curbside pickup is ready',
+          'Let the customer at +1 416 555 0199 know by text that their curbside pickup is ready send sms',
+        ],
+      ],
+      [
+        '2fa: send a login code by sms then check the code the user types in',
+        "did anyone reply by sms to yesterday's promo blast?",
+        'cancel the SMS blast batch_7781 scheduled for 6pm',
+        'run a BLAST alignment of this DNA sequence',
+        'remind me by text tomorrow',
+      ],
+    );
+  });
+});
+
+describe('a chart held as a picture and asked about (thirtieth round)', () => {
+  it('is read as a visual question; a chart to make, post or caption is not', () => {
+    expectReadAs(
+      [
+        [
+          'what does this chart show? https://files.example.com/q3-revenue.png',
+          'what does this chart show? https://files.example.com/q3-revenue.png visual question answering ask about image',
+        ],
+      ],
+      [
+        'make a bar chart png of monthly revenue',
+        "post today's BTC chart png (https://charts.alpha.io/btc.png) to our telegram channel",
+        'bitcoin price chart for the last month',
+      ],
+    );
+  });
+});
+
+describe('many addresses held in a file, coordinates named (thirtieth round)', () => {
+  it('is read as a batch geocoding; one address or coordinates held is not', () => {
+    expectReadAs(
+      [
+        [
+          'I have 800 delivery addresses in a CSV - need coordinates for all of them in one request.',
+          'I have 800 delivery addresses in a CSV - need coordinates for all of them in one request. batch geocode',
+        ],
+      ],
+      [
+        'coordinates for the address on the invoice',
+        'I have 800 store coordinates in a CSV and need their addresses',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to thirtieth rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {
@@ -1353,6 +1456,17 @@ describe('what step 0 spells out ranks first (eighteenth to twenty-ninth rounds)
       ],
       query: 'How many people are standing in this photo of our lunchtime queue?',
       first: 'seenet/detect',
+    },
+    {
+      spelled: 'a Bitcoin balance',
+      tag: 'satsheld',
+      category: 'blockchain',
+      endpoints: [
+        ['feewatch', 'fees', 'Bitcoin fee estimates: how many sats per vbyte are in the mempool now.'],
+        ['satscan', 'address', 'Bitcoin address balance.'],
+      ],
+      query: 'how many sats are in bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq?',
+      first: 'satscan/address',
     },
   ] as const)(
     '$spelled: "$query" is answered by $first',

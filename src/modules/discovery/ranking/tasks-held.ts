@@ -12,16 +12,20 @@
 // for a currency conversion, and (twenty-sixth round) a transaction hash asked whether it went through for
 // a transaction status and a site asked whether it is down for an uptime check, and (twenty-ninth round)
 // an ENS name asked its address for an ENS resolution, an address asked as coordinates with neither held
-// for a geocoding, and a JWT held without the word for its decoding. Each appends the task's words;
-// as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts, those
-// asked in the query's own words (a summary, code, a mailing list cleaned, personal data taken out, an
-// address checked, a search engine's results, the weather now, alt text, a call to say something, txt2img,
-// a count of what an image shows, a place open now nearby, a drive's duration, texts as vectors) in
-// tasks-asked.ts; the list here runs them all, in the order they were written.
+// for a geocoding, and a JWT held without the word for its decoding, and (thirtieth round) a Bitcoin
+// address asked its coins for its balance, a 0x contract asked its price for a token price by contract,
+// and many addresses held in a file with coordinates named for a batch geocoding. Each appends the task's
+// words; as-read.ts runs them after its own readings. Those asked of a text are in tasks-of-a-text.ts,
+// those asked in the query's own words (a summary, code, a mailing list cleaned, personal data taken out,
+// an address checked, a search engine's results, the weather now, alt text, a call to say something,
+// txt2img, a count of what an image shows, a place open now nearby, a drive's duration, texts as vectors,
+// a text message asked by how it goes, a chart held as a picture and asked about) in tasks-asked.ts; the
+// list here runs them all, in the order they were written.
 import { quotedValueKinds } from './quoted.js';
 import {
   withAddressVerificationRead,
   withAltTextRead,
+  withChartQuestionRead,
   withCodeGenerationRead,
   withDriveTimeRead,
   withListCleaningRead,
@@ -31,6 +35,7 @@ import {
   withPhoneCallRead,
   withSummaryRead,
   withTextEmbeddingRead,
+  withTextMessageRead,
   withTextToImageShortFormRead,
   withWeatherNowRead,
   withWebSearchRead,
@@ -61,6 +66,10 @@ const STREET_ADDRESS_NAMED =
 const ADDRESS_INTO_COORDINATES =
   /\badd?ress(?:es)?\b[^?!]{0,60}?\b(?:into|to|as)\s+(?:(?:their|its|a|the)\s+)?(?:lat(?:itude)?|coords?|coordinates|gps)\b/i;
 
+/** Many addresses: "800 customer addresses", "a spreadsheet of addresses", "addresses in a CSV". */
+const MANY_ADDRESSES =
+  /\b\d[\d,.]*k?\s+(?:[\p{L}-]+\s+){0,2}add?ress(?:es)?\b|\b(?:spreadsheet|csv|sheet|list|file)\s+(?:of|with)\s+(?:[~\p{N},.]+\s+)?(?:[\p{L}-]+\s+){0,2}add?ress(?:es)?\b|\badd?ress(?:es)\b[^.?!]{0,30}?\b(?:in|from)\s+(?:a|an|the|our|my)?\s*(?:spreadsheet|csv|sheet|file)\b/iu;
+
 /**
  * The query with a geocoding spelled out where it holds one kind of place and names the other (nineteenth
  * round): a street address held and a latitude and longitude named ("lat/long for 1600 Amphitheatre Pkwy")
@@ -79,6 +88,9 @@ function withGeocodingRead(asked: string, written: string): string {
     return /\breverse\b/i.test(written) ? `${asked} geocode` : `${asked} reverse geocode`;
   // Neither held: the address asked turned into coordinates, in that order (twenty-ninth round).
   if (!held.has('coordinates') && ADDRESS_INTO_COORDINATES.test(written)) return `${asked} geocode`;
+  // Many addresses held in a file and coordinates named for each (thirtieth round).
+  if (namesCoordinates && !held.has('coordinates') && MANY_ADDRESSES.test(written))
+    return `${asked} batch geocode`;
   return asked;
 }
 
@@ -439,6 +451,53 @@ function withEnsResolutionRead(asked: string, written: string): string {
   return valueKindsOf(written).includes('ens') ? `${asked} ens name resolve address` : asked;
 }
 
+/** A Bitcoin address: bech32 (bc1…) or legacy base58 (1… or 3…, 26–35 characters). */
+const BITCOIN_ADDRESS =
+  /(?<![\p{L}\p{N}])(?:bc1[02-9ac-hj-np-z]{25,87}|[13][1-9A-HJ-NP-Za-km-z]{25,34})(?![\p{L}\p{N}])/iu;
+/** A Bitcoin address's coins asked: its balance, its sats, what sits in it, its unspent outputs. */
+const BITCOIN_HOLDINGS_ASKED =
+  /\b(?:balances?|bal|sats|satoshis|hold|holds|holding|sitting|utxos?|unspent)\b/i;
+
+/**
+ * The query with a Bitcoin address's balance spelled out where it holds one and asks its coins ("how many
+ * sats are in bc1q…?", "balance of bc1q…", "list unspent outputs for bc1q…"; thirtieth round): "sats"
+ * and "balance" match fee estimates and other chains' balances first. Not a screening, inscriptions or a
+ * payment request.
+ */
+function withBitcoinHoldingsRead(asked: string, written: string): string {
+  if (!BITCOIN_HOLDINGS_ASKED.test(written) || !BITCOIN_ADDRESS.test(written)) return asked;
+  if (
+    /\b(?:sanction\w*|screen\w*|risk|mixers?|aml|kyt|inscri\w*|ordinals?|brc-?20|runes?|qr|invoice)\b/i.test(
+      written,
+    )
+  )
+    return asked;
+  return /\b(?:utxos?|unspent)\b/i.test(written)
+    ? `${asked} bitcoin address utxos unspent outputs`
+    : `${asked} bitcoin address balance`;
+}
+
+/** A price asked: price, px, worth, trading at, value in a currency. */
+const PRICE_ASKED = /\b(?:price|prices|px|worth|trading\s+at|value\s+in|usd\s+value)\b/i;
+
+/**
+ * The query with a token's price by its contract spelled out where it holds a 0x address and asks its
+ * price without saying token or contract ("price of 0x6982…1933 on ethereum", "what's 0x6982… worth on
+ * base?"; thirtieth round): "price" and the chain's name match the gas price and the coin's price first.
+ * Not an account's holdings, an NFT's floor or a token's safety.
+ */
+function withContractPriceRead(asked: string, written: string): string {
+  // Where the query says token or contract it is read well already, and the words only reorder the twins.
+  if (!PRICE_ASKED.test(written) || /\b(?:token|contract|erc-?20)\b/i.test(written)) return asked;
+  if (
+    /\b(?:hold|holds|holding|holdings|held|balances?|tokens\s+(?:does|are|is)|what'?s\s+in|sitting|wallet|every|all|list|nfts?|floor|honeypot|scan|security|net\s*worth|total|positions?|lp|lending|portfolio|gas|liquidat\w*|hf|health|was|were|unix)\b/i.test(
+      written,
+    )
+  )
+    return asked;
+  return valueKindsOf(written).includes('account') ? `${asked} token price by contract address` : asked;
+}
+
 /** A JSON Web Token: a base64url header that opens with `{"` (eyJ), a dot, and a payload that does too. */
 const JWT_HELD = /(?<![\w-])eyJ[\w-]{8,}\.eyJ[\w-]*/;
 
@@ -515,4 +574,8 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withDriveTimeRead,
   withTextEmbeddingRead,
   withJwtRead,
+  withBitcoinHoldingsRead,
+  withContractPriceRead,
+  withTextMessageRead,
+  withChartQuestionRead,
 ];
