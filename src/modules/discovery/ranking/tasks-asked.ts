@@ -332,7 +332,7 @@ const PICTURE_HELD =
  * The query with a visual question spelled out where it asks what a chart it holds as a picture shows
  * ("what does this chart show? https://…/q3-revenue.png", "read the numbers off this dashboard screenshot";
  * thirtieth round): "screenshot", "PNG" and "chart" match screenshot takers, PDF converters and trend data
- * first.
+ * first. Not a chart to make, take, post, send or caption.
  */
 export function withChartQuestionRead(asked: string, written: string): string {
   if (!CHART_NAMED.test(written) || !PICTURE_HELD.test(written)) return asked;

@@ -484,7 +484,8 @@ const PRICE_ASKED = /\b(?:price|prices|px|worth|trading\s+at|value\s+in|usd\s+va
  * The query with a token's price by its contract spelled out where it holds a 0x address and asks its
  * price without saying token or contract ("price of 0x6982…1933 on ethereum", "what's 0x6982… worth on
  * base?"; thirtieth round): "price" and the chain's name match the gas price and the coin's price first.
- * Not an account's holdings, an NFT's floor or a token's safety.
+ * Not an account's holdings, an NFT's floor, a token's safety or a past price ("was", "were", a unix
+ * time; a date is not read, so "USDC price at 2024-12-31 … (0xA0b8…)" is).
  */
 function withContractPriceRead(asked: string, written: string): string {
   // Where the query says token or contract it is read well already, and the words only reorder the twins.
