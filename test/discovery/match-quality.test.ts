@@ -786,6 +786,7 @@ describe('the weather asked now (twenty-seventh round)', () => {
         ['weather rn in oslo', 'weather rn in oslo current weather conditions'],
         ['is it raining in Porto right now?', 'is it raining in Porto right now? current weather conditions'],
         ['wether in oslo rn', 'wether in oslo rn current weather conditions'],
+        ['wx now 59.91,10.75', 'wx now 59.91,10.75 current weather conditions'],
       ],
       [
         'will it start raining in the next 30 min at 51.5072,-0.1276?',
@@ -1076,7 +1077,31 @@ describe('many addresses held in a file, coordinates named (thirtieth round)', (
   });
 });
 
-describe('what step 0 spells out ranks first (eighteenth to thirtieth rounds)', () => {
+describe('a file asked e-mailed to an address held (thirty-first round)', () => {
+  it('is read as an e-mail with an attachment; a signature, a check of the address or a quoted subject is not', () => {
+    expectReadAs(
+      [
+        [
+          'email quote_1182.pdf to client@harbourfoods.com',
+          'email quote_1182.pdf to client@harbourfoods.com send email with attachment',
+        ],
+        [
+          'Order-shipped step: email maria@example.com her invoice with the PDF attached.',
+          'Order-shipped step: email maria@example.com her invoice with the PDF attached. send email with attachment',
+        ],
+      ],
+      [
+        'Send the NDA at https://docs.acme.com/nda-v3.pdf to jane@acme.com and tom@betaworks.io to e-sign',
+        'get the tenancy agreement PDF signed by Jo Park (jo.park@mail.com) electronically',
+        'Invoice Orbit Foods for 12 hours of consulting and email it to ap@orbitfoods.com.',
+        'send the invoice PDF to billing@globex.com by post as a letter',
+        'the invoice PDF from billing@globex.com: pull the total out as JSON',
+      ],
+    );
+  });
+});
+
+describe('what step 0 spells out ranks first (eighteenth to thirty-first rounds)', () => {
   // An app of their own: a flight status in the shared one moved another test's GET-only strength.
   let u: TestApp;
   beforeAll(async () => {

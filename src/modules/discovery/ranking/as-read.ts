@@ -163,7 +163,8 @@ const SPELLED_OUT: ReadonlyArray<(asked: string, written: string) => string> = [
  * conversion, a bulk e-mail verification, a PII redaction, an e-mail verification, a web search, a
  * transaction status, an uptime check, the current weather, an image caption, a phone call, an ENS
  * resolution, a JWT decoding, an object count, a nearby place search, a route, text embeddings, a Bitcoin
- * balance, a token price by contract, an SMS send, a visual question and a batch geocoding spelled out.
+ * balance, a token price by contract, an SMS send, a visual question, a batch geocoding and an e-mail with
+ * an attachment spelled out.
  */
 export function queryAsRead(query: string): string {
   const asked = withNewsTopicLeftOut(withoutQuotedText(query));

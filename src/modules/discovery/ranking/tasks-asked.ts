@@ -9,7 +9,8 @@
 // image generation, how many of something an image shows for an object count, a place open now nearby for
 // a place search, how long a drive takes for a route, texts asked as vectors for text embeddings.
 // Thirtieth round: a text message asked by how it goes ("by text", a blast) for an SMS send, a chart held
-// as a picture and asked about for a visual question. Each appends the task's words; tasks-held.ts runs
+// as a picture and asked about for a visual question. Thirty-first round: an e-mail address held and a
+// file asked sent to it for an e-mail with an attachment. Each appends the task's words; tasks-held.ts runs
 // them in its list.
 import { valueKindOf, valueKindsOf } from './value-kinds.js';
 
@@ -144,12 +145,12 @@ export function withWebSearchRead(asked: string, written: string): string {
 }
 
 /**
- * The weather asked: weather (or a typo of it: wether, wheather, weahter), rain, snow, temperature, wind,
+ * The weather asked: weather (or a typo of it: wether, wheather, weahter, or "wx"), rain, snow, temperature, wind,
  * gusts, humidity, how cold or hot it is (not a hot wallet, cold storage, a warm intro, a temp mail or
  * winding down).
  */
 const WEATHER_ASKED =
-  /\b(?:weather|wether|wheather|weahter|wheater|waether|rain(?:ing)?|snow(?:ing)?|temp(?:erature)?s?(?!\s*(?:e-?mail|mail|inbox|files?|folder|address|number|phone))|winds?(?!\s+down)|windy|gusts?|humidity|sunny|cloudy|(?:how|hw|is\s+it|it's|its)\s+(?:cold|hot|warm))\b/i;
+  /\b(?:weather|wether|wheather|weahter|wheater|waether|wx|rain(?:ing)?|snow(?:ing)?|temp(?:erature)?s?(?!\s*(?:e-?mail|mail|inbox|files?|folder|address|number|phone))|winds?(?!\s+down)|windy|gusts?|humidity|sunny|cloudy|(?:how|hw|is\s+it|it's|its)\s+(?:cold|hot|warm))\b/i;
 /** Now: "right now", "rn", "currently", "at the moment", "atm". */
 const NOW_ASKED = /\b(?:(?:right\s+)?now|rn|currently|at\s+the\s+moment|atm)\b/i;
 /**
@@ -343,4 +344,31 @@ export function withChartQuestionRead(asked: string, written: string): string {
   )
     return asked;
   return `${asked} visual question answering ask about image`;
+}
+
+/** A file to go with a message: a PDF, an attachment, a zip, or a document by its kind (invoice, receipt, quote, contract, report). */
+const FILE_NAMED =
+  /\b(?:pdfs?|attach\w*|zip|invoices?|receipts?|quotes?|contracts?|reports?|statements?|itinerar(?:y|ies)|leases?|nda|msa)\b|\.(?:pdf|zip|docx?|xlsx?|csv|log)\b/i;
+/**
+ * A mail asked sent where a request's verb stands ("email …", "Send the order confirmation e-mail …",
+ * "Order-shipped step: email …"): first in a sentence, after a colon or a dash, or after "please" or
+ * "can you" (not as-read.ts's `REQUEST_LEAD`, which would close an import cycle).
+ */
+const MAIL_SENT =
+  /(?:^|[.!?;:\u2014\u2013]\s*|\s-\s|\b(?:please|(?:can|could|would)\s+you|(?:i|we)\s+need\s+(?:you\s+)?to)\s+)(?:e-?mail|send|mail)\b/i;
+/** Other asks of an address or a file: a signature, a check of the address, a reminder scheduled, a fax, a letter. */
+const NOT_MAIL_SENT =
+  /\b(?:to\s+(?:e-?)?sign|e-?sign\w*|sign\s+it|signatures?|verif\w*|valid\w*|bounc\w*|exist\w*|real|deliverab\w*|disposable|find|finder|lookup|parse|extract\w*|json|inbound|receive\w*|whatsapp|sms|texts?|fax|letter|post(?:al)?|remind\w*|schedul\w*|not\s+now|secure\w*|encrypt\w*|not\s+as|signed\s+by|electronically|create|generate|make|draft|build)\b|^\s*invoice\b/i;
+
+/**
+ * The query with an e-mail sent with a file spelled out where it holds an e-mail address and asks a file
+ * sent to it ("Email the signed lease PDF to jane.okafor@gmail.com with a short note", "Email my
+ * accountant (accountant@smithcpa.com) the receipts PDF"; thirty-first round): the file's words (a signed
+ * lease, an invoice, a quote) match e-signature, invoicing and document endpoints before a mail sender.
+ * Not a signature asked, the address checked, a reminder scheduled, a fax or a letter.
+ */
+export function withMailWithFileRead(asked: string, written: string): string {
+  // The file is read from the query as read so far: a quoted subject or body ("'Invoice #4471 overdue'") is not a file.
+  if (!MAIL_SENT.test(written) || !FILE_NAMED.test(asked) || NOT_MAIL_SENT.test(written)) return asked;
+  return valueKindsOf(written).includes('email') ? `${asked} send email with attachment` : asked;
 }

@@ -19,7 +19,8 @@
 // those asked in the query's own words (a summary, code, a mailing list cleaned, personal data taken out,
 // an address checked, a search engine's results, the weather now, alt text, a call to say something,
 // txt2img, a count of what an image shows, a place open now nearby, a drive's duration, texts as vectors,
-// a text message asked by how it goes, a chart held as a picture and asked about) in tasks-asked.ts; the
+// a text message asked by how it goes, a chart held as a picture and asked about, a file to e-mail) in
+// tasks-asked.ts; the
 // list here runs them all, in the order they were written.
 import { quotedValueKinds } from './quoted.js';
 import {
@@ -29,6 +30,7 @@ import {
   withCodeGenerationRead,
   withDriveTimeRead,
   withListCleaningRead,
+  withMailWithFileRead,
   withObjectCountRead,
   withOpenNearbyRead,
   withPersonalDataRedactionRead,
@@ -579,4 +581,5 @@ export const TASKS_NAMED_BY_WHAT_IS_HELD: ReadonlyArray<(asked: string, written:
   withContractPriceRead,
   withTextMessageRead,
   withChartQuestionRead,
+  withMailWithFileRead,
 ];
