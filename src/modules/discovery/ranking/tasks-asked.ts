@@ -186,13 +186,17 @@ export function withAltTextRead(asked: string, written: string): string {
 }
 
 /**
- * A call asked where a request's verb stands: first in a sentence or after a colon or a dash, or after
- * "please", "can you", "I need to". Not as-read.ts's `REQUEST_LEAD`: importing it here would close a cycle
- * (as-read.ts runs this list), and an alert's "… down in us-east-1: phone the on-call engineer" puts the
- * verb after a colon or a dash, which `REQUEST_LEAD` does not take.
+ * Where a request's verb stands: first in a sentence or after a colon or a dash, or after "please", "can
+ * you", "I need to" (a regular expression's source, for the verb after it). Not as-read.ts's
+ * `REQUEST_LEAD`: importing it here would close a cycle (as-read.ts runs this list), and an alert's "…
+ * down in us-east-1: phone the on-call engineer" puts the verb after a colon or a dash, which
+ * `REQUEST_LEAD` does not take.
  */
-const CALL_ASKED =
-  /(?:^|[.!?;:\u2014\u2013]\s*|\s-\s|\b(?:please|(?:can|could|would)\s+you|(?:i|we)\s+need\s+(?:you\s+)?to)\s+)(?:call|ring|phone|dial)\b/i;
+const VERB_LEAD =
+  '(?:^|[.!?;:\\u2014\\u2013]\\s*|\\s-\\s|\\b(?:please|(?:can|could|would)\\s+you|(?:i|we)\\s+need\\s+(?:you\\s+)?to)\\s+)';
+
+/** A call asked where a request's verb stands (`VERB_LEAD`). */
+const CALL_ASKED = new RegExp(`${VERB_LEAD}(?:call|ring|phone|dial)\\b`, 'i');
 /** What the call is to say: say, read out, tell, remind, a voice, out loud, press 1. */
 const SPOKEN = /\b(?:say|saying|read|tell|remind\w*|voice|out\s+loud|aloud|spoken|press\s+\d)\b/i;
 
@@ -350,12 +354,10 @@ export function withChartQuestionRead(asked: string, written: string): string {
 const FILE_NAMED =
   /\b(?:pdfs?|attach\w*|zip|invoices?|receipts?|quotes?|contracts?|reports?|statements?|itinerar(?:y|ies)|leases?|nda|msa)\b|\.(?:pdf|zip|docx?|xlsx?|csv|log)\b/i;
 /**
- * A mail asked sent where a request's verb stands ("email …", "Send the order confirmation e-mail …",
- * "Order-shipped step: email …"): first in a sentence, after a colon or a dash, or after "please" or
- * "can you" (not as-read.ts's `REQUEST_LEAD`, which would close an import cycle).
+ * A mail asked sent where a request's verb stands (`VERB_LEAD`): "email …", "Send the order confirmation
+ * e-mail …", "Order-shipped step: email …".
  */
-const MAIL_SENT =
-  /(?:^|[.!?;:\u2014\u2013]\s*|\s-\s|\b(?:please|(?:can|could|would)\s+you|(?:i|we)\s+need\s+(?:you\s+)?to)\s+)(?:e-?mail|send|mail)\b/i;
+const MAIL_SENT = new RegExp(`${VERB_LEAD}(?:e-?mail|send|mail)\\b`, 'i');
 /** Other asks of an address or a file: a signature, a check of the address, a reminder scheduled, a fax, a letter. */
 const NOT_MAIL_SENT =
   /\b(?:to\s+(?:e-?)?sign|e-?sign\w*|sign\s+it|signatures?|verif\w*|valid\w*|bounc\w*|exist\w*|real|deliverab\w*|disposable|find|finder|lookup|parse|extract\w*|json|inbound|receive\w*|whatsapp|sms|texts?|fax|letter|post(?:al)?|remind\w*|schedul\w*|not\s+now|secure\w*|encrypt\w*|not\s+as|signed\s+by|electronically|create|generate|make|draft|build)\b|^\s*invoice\b/i;
